@@ -1,0 +1,39 @@
+# Third-party libraries. Each is looked up with find_package first (Debian/Ubuntu packages,
+# or a prefix given in CMAKE_PREFIX_PATH such as the offline .deps/usr); only when none is
+# found is it fetched from GitHub (FetchContent's FIND_PACKAGE_ARGS, CMake >= 3.24).
+include(FetchContent)
+
+FetchContent_Declare(Catch2
+  GIT_REPOSITORY https://github.com/catchorg/Catch2.git
+  GIT_TAG v3.7.1
+  GIT_SHALLOW TRUE
+  FIND_PACKAGE_ARGS)
+FetchContent_Declare(CLI11
+  GIT_REPOSITORY https://github.com/CLIUtils/CLI11.git
+  GIT_TAG v2.4.2
+  GIT_SHALLOW TRUE
+  FIND_PACKAGE_ARGS)
+FetchContent_Declare(nlohmann_json
+  URL https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz
+  FIND_PACKAGE_ARGS 3.10)
+FetchContent_Declare(tomlplusplus
+  GIT_REPOSITORY https://github.com/marzer/tomlplusplus.git
+  GIT_TAG v3.4.0
+  GIT_SHALLOW TRUE
+  FIND_PACKAGE_ARGS 3)
+FetchContent_Declare(fmt
+  GIT_REPOSITORY https://github.com/fmtlib/fmt.git
+  GIT_TAG 10.2.1
+  GIT_SHALLOW TRUE
+  FIND_PACKAGE_ARGS 8)
+
+FetchContent_MakeAvailable(Catch2 CLI11 nlohmann_json tomlplusplus fmt)
+
+# One name for Catch2 whichever major version was found; our own main() lives in grader/.
+if(TARGET Catch2::Catch2)
+  set(WORKBOOK_CATCH2_TARGET Catch2::Catch2)
+else()
+  message(FATAL_ERROR "Catch2 was found but defines no Catch2::Catch2 target")
+endif()
+message(STATUS "Catch2 ${Catch2_VERSION}, CLI11 ${CLI11_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "
+               "toml++ ${tomlplusplus_VERSION}, fmt ${fmt_VERSION}")

@@ -1,0 +1,65 @@
+# workbook_add_lab(): the build of one lab, the same for all five.
+#
+#   workbook_add_lab(matmul-tiled
+#     SOURCES matmul.cu                 # the editable files, as named in lab.toml
+#     TESTS   test_matmul.cpp           # the grader's Catch2 tests (in grader/labs/<lab>/)
+#     SUPPORT sequential.cpp)           # CPU reference and baseline code the tests use
+#
+# It builds the tests twice, once against each copy of the editable files:
+#   grade-<lab>      labs/<lab>/       what the student edits; `grader check <lab>` runs it
+#   reference-<lab>  solutions/<lab>/  the reference solution; the project's tests run it
+# Both compile against the official interface header in labs/<lab>/, and both read
+# labs/<lab>/lab.toml at run time (thresholds and points never need a rebuild).
+function(workbook_add_lab lab)
+  cmake_parse_arguments(ARG "" "" "SOURCES;TESTS;SUPPORT" ${ARGN})
+  set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
+  set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${lab})
+
+  # The tests and the CPU support code are compiled once and linked into both programs.
+  add_library(${lab}-tests OBJECT ${ARG_TESTS} ${ARG_SUPPORT})
+  target_include_directories(${lab}-tests PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${lab}-tests PRIVATE grader_testing)
+
+  foreach(flavour grade reference)
+    if(flavour STREQUAL "grade")
+      set(code_dir ${lab_dir})
+    else()
+      set(code_dir ${solution_dir})
+    endif()
+    set(code_sources "")
+    foreach(src IN LISTS ARG_SOURCES)
+      list(APPEND code_sources ${code_dir}/${src})
+    endforeach()
+
+    add_library(${flavour}-${lab}-code STATIC ${code_sources})
+    target_include_directories(${flavour}-${lab}-code PUBLIC ${lab_dir})
+    target_link_libraries(${flavour}-${lab}-code PUBLIC workbook::common)
+
+    add_executable(${flavour}-${lab} ${PROJECT_SOURCE_DIR}/grader/src/test_main.cpp)
+    target_compile_definitions(${flavour}-${lab} PRIVATE
+      WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"
+      WORKBOOK_SOURCE_DIR="${code_dir}")
+    target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_testing)
+    set_target_properties(${flavour}-${lab} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  endforeach()
+
+  # The project's own tests (label "project"):
+  #  - the reference solution passes every test of the lab (on a GPU; skipped without one);
+  #  - `grader check` on the reference reports every check passed;
+  #  - `grader check` on the shipped starter reports its correctness cases incorrect (the
+  #    checks bite) and nothing crashed.
+  add_test(NAME reference/${lab} COMMAND reference-${lab})
+  set_tests_properties(reference/${lab} PROPERTIES LABELS "project;gpu" SKIP_RETURN_CODE 77)
+  foreach(expect reference starter)
+    add_test(NAME grader-check/${lab}/${expect}
+      COMMAND ${CMAKE_COMMAND} -DGRADER=$<TARGET_FILE:grader> -DLAB=${lab} -DEXPECT=${expect}
+              -DOUT=${PROJECT_BINARY_DIR}/test-runs/${lab}-${expect}.json
+              -P ${PROJECT_SOURCE_DIR}/cmake/CheckGraderReport.cmake)
+    set_tests_properties(grader-check/${lab}/${expect} PROPERTIES
+      LABELS "project;gpu" SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA GPU")
+  endforeach()
+
+  # What a student runs (label "grade", the `grade` workflow): the lab in the working copy.
+  add_test(NAME grade/${lab} COMMAND grader check ${lab} --no-build)
+  set_tests_properties(grade/${lab} PROPERTIES LABELS "grade")
+endfunction()

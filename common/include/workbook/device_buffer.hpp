@@ -1,0 +1,59 @@
+// DeviceBuffer<T>: an array in device memory that frees itself (RAII), so an exception thrown
+// half-way through a test leaks nothing. Copies in and out are checked.
+#pragma once
+
+#include "workbook/cuda_check.hpp"
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace workbook {
+
+template <class T>
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
+  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);  // never throw from a destructor; a failed free has nothing to undo
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(ptr_, other.ptr_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+
+  T* data() noexcept { return ptr_; }
+  const T* data() const noexcept { return ptr_; }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+
+  void upload(const std::vector<T>& host) {
+    if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
+    if (count_ > 0) CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    if (count_ > 0) CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  // Fill every byte with 0xFF: for float and double that is a NaN, so an element the kernel
+  // never wrote cannot pass a comparison by holding a stale right answer or a zero.
+  void poison(cudaStream_t stream = nullptr) {
+    if (count_ > 0) CUDA_CHECK(cudaMemsetAsync(ptr_, 0xFF, bytes(), stream));
+  }
+
+private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+}  // namespace workbook

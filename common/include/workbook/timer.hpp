@@ -1,0 +1,55 @@
+// Timing GPU work the way DESIGN.md prescribes:
+//   - CUDA events recorded on the launching stream around each call (device time, not host time);
+//   - warm-up calls first, so module loading and first-touch costs stay out of the numbers;
+//   - the L2 cache flushed before each timed call by writing a buffer twice its size, so every
+//     call starts cold, as it would inside a real program;
+//   - at least `min_runs` timed calls, more until the coefficient of variation drops under
+//     `target_cv` or the time budget is spent; the median is the result.
+//
+// `before` runs ahead of each call outside the timed window (poison the output, fresh inputs);
+// `after` runs after each call outside the window (check the output). Both may be no-ops.
+#pragma once
+
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_buffer.hpp"
+#include "workbook/stats.hpp"
+
+#include <chrono>
+#include <functional>
+#include <vector>
+
+namespace workbook {
+
+struct TimingOptions {
+  int warmup = 2;
+  int min_runs = 10;
+  int max_runs = 200;
+  double target_cv = 0.01;
+  double budget_s = 3.0;  // stop adding runs past this much wall time (after min_runs)
+  bool flush_l2 = true;
+};
+
+struct Timing {
+  Summary ms;                  // median, min, cv ... in milliseconds
+  std::vector<double> samples; // every timed call, in milliseconds, in order
+};
+
+// Clears the L2 cache by writing a device buffer of twice its size.
+class L2Flusher {
+public:
+  L2Flusher();
+  void flush(cudaStream_t stream);
+  std::size_t bytes() const { return buffer_.bytes(); }
+
+private:
+  DeviceBuffer<unsigned char> buffer_;
+};
+
+Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
+                const std::function<void()>& before = {}, const std::function<void()>& after = {},
+                const TimingOptions& options = {});
+
+// The same method for plain host code (the sequential baselines): steady_clock around each call.
+Timing time_host(const std::function<void()>& run, int min_runs, double budget_s, int warmup = 0);
+
+}  // namespace workbook

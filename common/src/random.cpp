@@ -1,0 +1,35 @@
+#include "workbook/random.hpp"
+
+#include <chrono>
+#include <random>
+
+namespace workbook {
+
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
+  SplitMix64 mix(seed ^ (0xD1B54A32D192ED03ull * (stream + 1)));
+  return mix.next();
+}
+
+std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float lo, float hi) {
+  SplitMix64 rng(seed);
+  std::vector<float> values(count);
+  for (auto& v : values) v = static_cast<float>(lo + (hi - lo) * rng.uniform());
+  return values;
+}
+
+std::vector<float> random_small_ints(std::size_t count, std::uint64_t seed, int lo, int hi) {
+  SplitMix64 rng(seed);
+  const std::uint64_t span = static_cast<std::uint64_t>(hi - lo + 1);
+  std::vector<float> values(count);
+  for (auto& v : values) v = static_cast<float>(lo + static_cast<int>(rng.next() % span));
+  return values;
+}
+
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  // Keep seeds short enough to type: 9 decimal digits.
+  return (derive_seed(now, device()) % 900000000ull) + 100000000ull;
+}
+
+}  // namespace workbook

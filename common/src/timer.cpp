@@ -1,0 +1,89 @@
+#include "workbook/timer.hpp"
+
+namespace workbook {
+namespace {
+
+int l2_bytes() {
+  int device = 0, bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return bytes;
+}
+
+// An event pair that destroys itself.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+}  // namespace
+
+L2Flusher::L2Flusher() : buffer_(2 * static_cast<std::size_t>(l2_bytes())) {}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  if (buffer_.size() > 0) CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0, buffer_.bytes(), stream));
+}
+
+Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
+                const std::function<void()>& before, const std::function<void()>& after,
+                const TimingOptions& options) {
+  using clock = std::chrono::steady_clock;
+  L2Flusher flusher;
+  EventPair events;
+
+  for (int i = 0; i < options.warmup; ++i) {
+    if (before) before();
+    launch();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (after) after();
+  }
+
+  Timing timing;
+  const auto started = clock::now();
+  for (int run = 0; run < options.max_runs; ++run) {
+    if (before) before();
+    if (options.flush_l2) flusher.flush(stream);
+    CUDA_CHECK(cudaEventRecord(events.start, stream));
+    launch();
+    CUDA_CHECK(cudaEventRecord(events.stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(events.stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    timing.samples.push_back(ms);
+    if (after) after();
+
+    if (run + 1 >= options.min_runs) {
+      const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
+      if (summarize(timing.samples).cv < options.target_cv || elapsed > options.budget_s) break;
+    }
+  }
+  timing.ms = summarize(timing.samples);
+  return timing;
+}
+
+Timing time_host(const std::function<void()>& run, int min_runs, double budget_s, int warmup) {
+  using clock = std::chrono::steady_clock;
+  for (int i = 0; i < warmup; ++i) run();
+  Timing timing;
+  const auto started = clock::now();
+  do {
+    const auto t0 = clock::now();
+    run();
+    timing.samples.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+  } while (static_cast<int>(timing.samples.size()) < min_runs ||
+           (std::chrono::duration<double>(clock::now() - started).count() < budget_s &&
+            summarize(timing.samples).cv >= 0.01 && timing.samples.size() < 1000));
+  timing.ms = summarize(timing.samples);
+  return timing;
+}
+
+}  // namespace workbook

@@ -1,0 +1,54 @@
+// What a lab's Catch2 tests use to grade: the lab's configuration, the run's seed, and
+// grade_case(), which runs one case, records it for the report and asserts it for Catch2.
+//
+// A test program is configured by its environment, which `grader check` sets:
+//   WORKBOOK_CONFIG      lab.toml to read        (default: the lab's own, compiled in)
+//   WORKBOOK_OVERRIDES   override files, ':'-separated, laid over lab.toml in order
+//   WORKBOOK_SEED        the seed of every input (default: a fresh one, printed)
+//   WORKBOOK_RESULTS     JSON-lines file to append each case to (default: none)
+//   WORKBOOK_SOURCE_DIR  the student's sources, for static checks (default: compiled in)
+#pragma once
+
+#include "grader/catch.hpp"
+#include "grader/lab_config.hpp"
+#include "grader/results.hpp"
+#include "workbook/timer.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace grading {
+
+struct Defaults {
+  std::filesystem::path lab_toml;
+  std::filesystem::path source_dir;
+};
+
+void init(const Defaults& defaults);  // reads the environment; prints seed and configuration
+const grader::LabConfig& config();
+std::uint64_t seed();
+std::filesystem::path source_file(const std::string& name);  // a student's file, by name
+workbook::TimingOptions timing_options();                    // from [timing] in lab.toml
+
+// Runs `body`, which sets the outcome, detail and metrics of the case it is given. An exception
+// from it becomes an Error case with the exception's text; a CUDA error that leaves the context
+// unusable (an illegal address in the student's kernel) is recorded as Crashed and ends the
+// program with status 70, since nothing after it could run. The case is written to
+// WORKBOOK_RESULTS before this returns.
+grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
+                            const std::function<void(grader::CaseResult&)>& body);
+
+}  // namespace grading
+
+// Runs and records one case, and makes it a Catch2 check with the case's detail as context.
+// Variadic because the body, a lambda, may hold commas.
+#define GRADE_CASE(EXERCISE_, KIND_, NAME_, ...)                                                    \
+  do {                                                                                            \
+    const ::grader::CaseResult grade_case_result_ = ::grading::run_case(EXERCISE_, KIND_, NAME_, __VA_ARGS__); \
+    INFO(grade_case_result_.exercise << " / " << grade_case_result_.kind << " / "                 \
+         << grade_case_result_.name << ": " << ::grader::to_string(grade_case_result_.outcome)   \
+         << (grade_case_result_.detail.empty() ? "" : " - ") << grade_case_result_.detail);        \
+    CHECK(grade_case_result_.passed());                                                           \
+  } while (0)

@@ -1,0 +1,62 @@
+// A lab's configuration: labs/<lab>/lab.toml, with any number of override files laid over it
+// (a course's points, a GPU model's thresholds). Read at run time: changing a threshold or a
+// point value never needs a rebuild.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+class ConfigError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ExerciseConfig {
+  std::string name;
+  std::string title;
+  std::map<std::string, double> points;  // kind ("correctness", "performance", ...) -> points
+  double total_points() const;
+};
+
+class LabConfig {
+public:
+  // Parses lab.toml, then each override in order; a key in an override replaces the same key
+  // below it, tables merge key by key. Throws ConfigError naming the file and line.
+  static LabConfig load(const std::filesystem::path& lab_toml,
+                        const std::vector<std::filesystem::path>& overrides = {});
+  static LabConfig parse(std::string_view text, const std::string& source_name);
+  void apply_override(std::string_view text, const std::string& source_name);
+
+  const std::string& name() const { return name_; }
+  const std::string& title() const { return title_; }
+  const std::vector<std::string>& files() const { return files_; }
+  const std::vector<ExerciseConfig>& exercises() const { return exercises_; }
+  const ExerciseConfig* exercise(const std::string& name) const;
+  double timeout_s() const { return number("lab.timeout_s").value_or(600.0); }
+  double total_points() const;
+
+  // Any value by dotted path, e.g. number("exercises.tiled.min_speedup").
+  std::optional<double> number(const std::string& path) const;
+  double require_number(const std::string& path) const;  // throws ConfigError when absent
+  std::vector<int> int_list(const std::string& path) const;
+  const toml::table& table() const { return table_; }
+
+private:
+  void validate(const std::string& source_name);
+  toml::table table_;
+  std::string name_, title_;
+  std::vector<std::string> files_;
+  std::vector<ExerciseConfig> exercises_;
+};
+
+// Lays `over` onto `base`: tables merge recursively, every other value replaces.
+void merge_tables(toml::table& base, const toml::table& over);
+
+}  // namespace grader

@@ -1,0 +1,42 @@
+// Running a child program (a build, a test program) so that it cannot take the grader with it:
+// it runs in a process group of its own, which is killed whole when the wall-clock limit passes,
+// its output goes to a file, and how it ended (exit code, signal, timeout) is reported exactly.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct ProcessOptions {
+  std::vector<std::string> argv;                     // argv[0] is looked up in PATH if relative
+  std::map<std::string, std::string> set_env;        // added to (or replacing) the environment
+  std::optional<std::filesystem::path> cwd;
+  std::optional<std::filesystem::path> output_file;  // stdout and stderr together; else inherited
+  double timeout_s = 0;                              // 0: no limit
+  // Called about every 100 ms while the child runs (e.g. to show progress); not on a timer thread.
+  std::function<void()> on_poll;
+};
+
+struct ProcessResult {
+  int exit_code = -1;  // when the child exited normally
+  int signal = 0;      // when a signal killed it (SIGSEGV, SIGKILL ...)
+  bool timed_out = false;
+  bool failed_to_start = false;
+  std::string start_error;
+  double seconds = 0;
+  bool ok() const { return !timed_out && !failed_to_start && signal == 0 && exit_code == 0; }
+  std::string describe() const;  // "exited with 1", "killed by SIGSEGV (segmentation fault)" ...
+};
+
+ProcessResult run_process(const ProcessOptions& options);
+
+// The last `max_bytes` of a file (for showing a log's end), starting at a line boundary.
+std::string tail_of_file(const std::filesystem::path& path, std::size_t max_bytes);
+
+}  // namespace grader

@@ -1,0 +1,64 @@
+// The grading report: the cases a test run recorded, laid over the lab's exercises and points.
+// The same report is rendered for people (render_text) and for scripts (to_json).
+#pragma once
+
+#include "grader/lab_config.hpp"
+#include "grader/results.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct KindReport {
+  std::string kind;  // "correctness", "static", "performance"
+  double points_possible = 0;
+  double points_earned = 0;
+  int passed = 0;
+  std::vector<CaseResult> cases;  // as recorded, plus a "not run" entry when none were
+};
+
+struct ExerciseReport {
+  std::string name, title;
+  std::vector<KindReport> kinds;  // in the order of lab.toml's points
+  double points_possible = 0;
+  double points_earned = 0;
+  bool passed() const;
+};
+
+// How the test run as a whole went, beside the cases it recorded.
+enum class RunState { Completed, BuildFailed, Crashed, TimedOut, NoGpu };
+std::string to_string(RunState state);
+
+struct RunStatus {
+  RunState state = RunState::Completed;
+  std::string detail;  // the compiler's first errors, how the process died ...
+};
+
+struct LabReport {
+  std::string lab, title;
+  std::uint64_t seed = 0;
+  std::string device;  // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz)"
+  RunStatus run;
+  std::vector<ExerciseReport> exercises;
+  double points_possible = 0;
+  double points_earned = 0;
+  bool passed() const;  // every case of every exercise passed and the run completed
+};
+
+// Points: each kind's points are shared equally by its cases, so a kernel that is right on
+// 18 of 20 shapes earns 90% of the correctness points. A kind with no recorded case (the
+// program crashed before it) earns nothing and is shown as not run, with the run's status.
+LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
+                       const RunStatus& run, std::uint64_t seed, const std::string& device);
+
+nlohmann::json to_json(const LabReport& report);
+std::string render_text(const LabReport& report, bool color);
+
+// Exit status of `grader check`, for scripts: 0 everything passed; 1 some case failed;
+// 2 the submission did not build; 3 the test program crashed or timed out; 4 no GPU.
+int exit_status(const LabReport& report);
+
+}  // namespace grader

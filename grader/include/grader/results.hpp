@@ -1,0 +1,50 @@
+// One graded case, as the test program records it and the grader reads it back.
+//
+// The test program appends one JSON object per line to the file named by WORKBOOK_RESULTS and
+// flushes after each, so that when a submission crashes half-way, every case it finished is
+// still on disk and the grader can say exactly where it stopped.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+// The outcome of one case. The names are what reports and gradebooks show.
+enum class Outcome { Passed, Incorrect, TooSlow, Error, Crashed, NotRun };
+std::string to_string(Outcome outcome);
+Outcome outcome_from_string(const std::string& name);  // throws std::invalid_argument
+
+struct CaseResult {
+  std::string exercise;  // "tiled"
+  std::string kind;      // "correctness", "performance", "static", ...
+  std::string name;      // "127x131x137 floats"
+  Outcome outcome = Outcome::NotRun;
+  std::string detail;    // first wrong element, time against threshold, the error's text
+  std::uint64_t seed = 0;
+  nlohmann::json metrics = nlohmann::json::object();  // median_ms, gflops, speedup, threshold ...
+  bool passed() const { return outcome == Outcome::Passed; }
+};
+
+nlohmann::json to_json(const CaseResult& result);
+CaseResult case_from_json(const nlohmann::json& j);
+
+// Appends results to a JSON-lines file, one flushed line per case.
+class ResultsWriter {
+public:
+  explicit ResultsWriter(std::filesystem::path path) : path_(std::move(path)) {}
+  void write(const CaseResult& result) const;
+  const std::filesystem::path& path() const { return path_; }
+
+private:
+  std::filesystem::path path_;
+};
+
+// Reads every complete line; a torn last line (the process died while writing it) is skipped.
+std::vector<CaseResult> read_results(const std::filesystem::path& path);
+
+}  // namespace grader

@@ -1,0 +1,113 @@
+#include "grader/baseline_cache.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+
+namespace grader {
+namespace fs = std::filesystem;
+
+fs::path cache_dir() {
+  if (const char* dir = std::getenv("WORKBOOK_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "cuda-workbook";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "cuda-workbook";
+  return fs::temp_directory_path() / "cuda-workbook";
+}
+
+std::string machine_id() {
+  char host[256] = "unknown-host";
+  ::gethostname(host, sizeof host - 1);
+  std::string cpu = "unknown CPU";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  return std::string(host) + " / " + cpu;
+}
+
+namespace {
+
+// flock on a side file: released by the kernel if the process dies.
+class FileLock {
+public:
+  explicit FileLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+private:
+  int fd_;
+};
+
+nlohmann::json load(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) return nlohmann::json::object();
+  try {
+    auto j = nlohmann::json::parse(in);
+    return j.is_object() ? j : nlohmann::json::object();
+  } catch (const std::exception&) {
+    return nlohmann::json::object();  // a damaged cache is only a cache: measure again
+  }
+}
+
+void save(const fs::path& file, const nlohmann::json& j) {
+  const fs::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << '\n';
+  }
+  fs::rename(tmp, file);
+}
+
+std::string now_iso() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+BaselineTime cached_baseline(const std::string& key, const std::function<BaselineTime()>& measure,
+                             const std::function<void(const std::string&)>& announce) {
+  const fs::path dir = cache_dir();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path file = dir / "baselines.json";
+  const std::string machine = machine_id();
+
+  FileLock lock(dir / "baselines.lock");
+  nlohmann::json cache = load(file);
+  if (cache.contains(machine) && cache[machine].contains(key)) {
+    const auto& e = cache[machine][key];
+    BaselineTime t;
+    t.median_ms = e.value("median_ms", 0.0);
+    t.min_ms = e.value("min_ms", 0.0);
+    t.cv = e.value("cv", 0.0);
+    t.runs = e.value("runs", 0);
+    t.from_cache = true;
+    if (t.median_ms > 0) return t;
+  }
+  if (announce) announce("measuring the sequential baseline " + key + " once on this machine (cached in " + file.string() + ")");
+  BaselineTime t = measure();
+  cache = load(file);  // re-read under the lock, then add ours
+  cache[machine][key] = {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"cv", t.cv},
+                         {"runs", t.runs}, {"measured_at", now_iso()}};
+  save(file, cache);
+  return t;
+}
+
+}  // namespace grader

@@ -1,0 +1,153 @@
+#include "check.hpp"
+
+#include "grader/build_log.hpp"
+#include "grader/process.hpp"
+#include "grader/report.hpp"
+#include "grader/results.hpp"
+#include "workbook/device_query.hpp"
+#include "workbook/random.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string device_line() {
+  const auto d = workbook::query_device(0);
+  return fmt::format("{} (sm_{}{}, {} SMs, {} MHz, driver {}.{})", d.name, d.cc_major, d.cc_minor,
+                     d.multiprocessors, d.sm_clock_khz / 1000, d.driver_version / 1000,
+                     (d.driver_version % 1000) / 10);
+}
+
+// Shows progress while the tests run: on a terminal, one line rewritten in place.
+class Progress {
+public:
+  Progress(fs::path results, bool enabled) : results_(std::move(results)), enabled_(enabled) {}
+  void poll() {
+    if (!enabled_) return;
+    std::ifstream in(results_);
+    in.seekg(offset_);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;  // a line still being written
+      offset_ += static_cast<std::streamoff>(line.size() + 1);
+      try {
+        const auto r = case_from_json(nlohmann::json::parse(line));
+        ++done_;
+        if (!r.passed()) ++failed_;
+        current_ = r.exercise + "/" + r.kind;
+      } catch (const std::exception&) {
+      }
+    }
+    std::cerr << fmt::format("\r\033[K  testing {:<24} {} cases done, {} failed", current_, done_, failed_) << std::flush;
+  }
+  void finish() {
+    if (enabled_) std::cerr << "\r\033[K" << std::flush;
+  }
+
+private:
+  fs::path results_;
+  bool enabled_;
+  std::streamoff offset_ = 0;
+  int done_ = 0, failed_ = 0;
+  std::string current_ = "...";
+};
+
+}  // namespace
+
+int run_check(const Paths& paths, const CheckOptions& o) {
+  const LabConfig config = load_lab(paths, o.lab, o.overrides);  // throws for an unknown lab
+  const std::uint64_t seed = o.seed.value_or(workbook::fresh_seed());
+  const fs::path run_dir = paths.run_dir(o.lab);
+  fs::create_directories(run_dir);
+  const fs::path program = paths.test_program(o.lab, o.reference);
+  const bool tty = ::isatty(STDERR_FILENO) && !o.json;
+
+  const auto finish = [&](const LabReport& report) {
+    if (o.json) {
+      std::cout << to_json(report).dump(2) << std::endl;
+    } else {
+      std::cout << render_text(report, o.color);
+    }
+    return exit_status(report);
+  };
+  const auto no_run = [&](RunState state, const std::string& detail, const std::string& device = "") {
+    return finish(build_report(config, {}, RunStatus{state, detail}, seed, device));
+  };
+
+  // 1. Build the student's code into the lab's test program. A compile error is the student's
+  //    to fix: show the compiler's own words, with file and line.
+  if (o.build) {
+    if (!o.json) std::cerr << "building " << o.lab << (o.reference ? " (reference solution)" : "") << " ...\n";
+    ProcessOptions build;
+    build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target", program.filename().string()};
+    build.output_file = run_dir / "build.log";
+    const auto result = run_process(build);
+    if (!result.ok()) {
+      const std::string log = read_all(run_dir / "build.log");
+      return no_run(RunState::BuildFailed, compiler_errors(log, paths.source_root) +
+                                               "\n    (whole log: " + (run_dir / "build.log").string() + ")");
+    }
+  }
+  if (!fs::exists(program))
+    return no_run(RunState::BuildFailed, "    " + program.string() + " does not exist: build it first (cmake --build " +
+                                             paths.build_root.string() + ")");
+
+  std::string why;
+  if (workbook::device_count(&why) == 0) return no_run(RunState::NoGpu, "no CUDA GPU is usable here: " + why);
+  const std::string device = device_line();
+
+  // 2. Run the tests in a child process: a crash or a hang ends it, not the grader.
+  const fs::path results = run_dir / "results.jsonl";
+  const fs::path log = run_dir / "test.log";
+  fs::remove(results);
+  ProcessOptions run;
+  run.argv = {program.string()};
+  if (!o.filter.empty()) run.argv.push_back(o.filter);
+  run.set_env = {{"WORKBOOK_SEED", std::to_string(seed)},
+                 {"WORKBOOK_RESULTS", results.string()},
+                 {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
+                 {"WORKBOOK_SOURCE_DIR", (o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab)).string()}};
+  std::string overrides;
+  for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
+  run.set_env["WORKBOOK_OVERRIDES"] = overrides;
+  run.output_file = log;
+  run.timeout_s = config.timeout_s();
+  Progress progress(results, tty);
+  run.on_poll = [&] { progress.poll(); };
+  if (!o.json) std::cerr << "testing " << o.lab << " on " << device << " (seed " << seed << ") ...\n";
+  const auto outcome = run_process(run);
+  progress.finish();
+  if (o.verbose && !o.json) std::cerr << read_all(log);
+
+  // 3. How did it end? Exit 0 or 1 (Catch2: some checks failed) is a completed run; 70 is the
+  //    test program stopping after a CUDA fault; anything else is a crash.
+  RunStatus status;
+  if (outcome.timed_out) {
+    status = {RunState::TimedOut, fmt::format("no result after {:.0f} s (lab.toml timeout_s): a kernel that never "
+                                              "ends? Log: {}", config.timeout_s(), log.string())};
+  } else if (outcome.failed_to_start) {
+    status = {RunState::Crashed, outcome.describe()};
+  } else if (outcome.signal != 0 || (outcome.exit_code != 0 && outcome.exit_code != 1)) {
+    const std::string why_code = outcome.exit_code == 70 ? "stopped after a CUDA error in your code"
+                                                         : outcome.describe();
+    status = {RunState::Crashed, why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
+  }
+  return finish(build_report(config, read_results(results), status, seed, device));
+}
+
+}  // namespace grader

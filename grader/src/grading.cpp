@@ -1,0 +1,105 @@
+#include "grader/grading.hpp"
+
+#include "workbook/cuda_check.hpp"
+#include "workbook/random.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+namespace grading {
+namespace {
+
+struct Context {
+  grader::LabConfig config;
+  std::uint64_t seed = 0;
+  std::optional<grader::ResultsWriter> results;
+  std::filesystem::path source_dir;
+};
+std::unique_ptr<Context> g_context;
+
+const Context& context() {
+  if (!g_context) throw std::logic_error("grading::init() was not called");
+  return *g_context;
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+void init(const Defaults& defaults) {
+  auto ctx = std::make_unique<Context>();
+  const std::string toml = env("WORKBOOK_CONFIG");
+  std::vector<std::filesystem::path> overrides;
+  std::stringstream list(env("WORKBOOK_OVERRIDES"));
+  for (std::string path; std::getline(list, path, ':');)
+    if (!path.empty()) overrides.emplace_back(path);
+  ctx->config = grader::LabConfig::load(toml.empty() ? defaults.lab_toml : std::filesystem::path(toml), overrides);
+
+  const std::string seed = env("WORKBOOK_SEED");
+  ctx->seed = seed.empty() ? workbook::fresh_seed() : std::stoull(seed);
+  if (const std::string results = env("WORKBOOK_RESULTS"); !results.empty()) ctx->results.emplace(results);
+  const std::string sources = env("WORKBOOK_SOURCE_DIR");
+  ctx->source_dir = sources.empty() ? defaults.source_dir : std::filesystem::path(sources);
+
+  std::cout << "grading " << ctx->config.name() << " with seed " << ctx->seed
+            << " (WORKBOOK_SEED=" << ctx->seed << " reproduces these inputs)\n"
+            << "sources: " << ctx->source_dir.string() << "\n";
+  g_context = std::move(ctx);
+}
+
+const grader::LabConfig& config() { return context().config; }
+std::uint64_t seed() { return context().seed; }
+std::filesystem::path source_file(const std::string& name) { return context().source_dir / name; }
+
+workbook::TimingOptions timing_options() {
+  const auto& c = config();
+  workbook::TimingOptions o;
+  o.warmup = static_cast<int>(c.number("timing.warmup").value_or(o.warmup));
+  o.min_runs = static_cast<int>(c.number("timing.min_runs").value_or(o.min_runs));
+  o.max_runs = static_cast<int>(c.number("timing.max_runs").value_or(o.max_runs));
+  o.target_cv = c.number("timing.target_cv").value_or(o.target_cv);
+  o.budget_s = c.number("timing.budget_s").value_or(o.budget_s);
+  return o;
+}
+
+grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
+                            const std::function<void(grader::CaseResult&)>& body) {
+  grader::CaseResult r;
+  r.exercise = exercise;
+  r.kind = kind;
+  r.name = name;
+  r.seed = seed();
+  bool fatal = false;
+  try {
+    body(r);
+  } catch (const workbook::CudaError& e) {
+    fatal = e.sticky();
+    r.outcome = fatal ? grader::Outcome::Crashed : grader::Outcome::Error;
+    r.detail = e.what();
+    if (fatal) r.detail += " (the kernel faulted: the CUDA context is lost, so the remaining cases cannot run)";
+  } catch (const std::exception& e) {
+    r.outcome = grader::Outcome::Error;
+    r.detail = e.what();
+  }
+  if (r.outcome == grader::Outcome::NotRun) {  // a body that forgot to decide
+    r.outcome = grader::Outcome::Error;
+    r.detail = "internal: the test set no outcome";
+  }
+  const auto& ctx = context();
+  if (ctx.results) ctx.results->write(r);
+  std::cout << "  [" << exercise << "/" << kind << "] " << name << ": " << grader::to_string(r.outcome)
+            << (r.detail.empty() ? "" : " - " + r.detail) << std::endl;
+  if (fatal) {
+    std::cout << "stopping: a CUDA error left the context unusable\n" << std::flush;
+    std::_Exit(70);
+  }
+  return r;
+}
+
+}  // namespace grading

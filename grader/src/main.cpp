@@ -1,0 +1,141 @@
+// grader: the CUDA Workbook's command line.
+//
+//   grader list                      the labs, their exercises and points
+//   grader device                    what the GPU is (like the CUDA samples' deviceQuery)
+//   grader check <lab>               rebuild your code for <lab>, test it, report
+//
+// Exit status: 0 all passed; 1 some check failed; 2 the code does not compile; 3 the tests
+// crashed or timed out; 4 no GPU; 64 a usage error (unknown lab, bad option).
+#include "check.hpp"
+#include "labs.hpp"
+
+#include "grader/lab_config.hpp"
+#include "workbook/device_query.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace {
+
+constexpr int kUsageError = 64;
+
+int cmd_list(const grader::Paths& paths, bool json) {
+  nlohmann::json all = nlohmann::json::array();
+  if (!json) std::cout << fmt::format("{:<16} {:<38} {:>6}  {}\n", "LAB", "TITLE", "POINTS", "EXERCISES");
+  for (const auto& name : grader::available_labs(paths)) {
+    const auto config = grader::load_lab(paths, name);
+    std::string exercises;
+    nlohmann::json ex = nlohmann::json::array();
+    for (const auto& e : config.exercises()) {
+      exercises += (exercises.empty() ? "" : ", ") + e.name;
+      ex.push_back({{"name", e.name}, {"title", e.title}, {"points", e.total_points()}});
+    }
+    if (json) {
+      all.push_back({{"name", name}, {"title", config.title()}, {"files", config.files()},
+                     {"points", config.total_points()}, {"exercises", ex}});
+    } else {
+      std::cout << fmt::format("{:<16} {:<38} {:>6}  {}\n", name, config.title(), config.total_points(), exercises);
+    }
+  }
+  if (json) std::cout << all.dump(2) << std::endl;
+  return 0;
+}
+
+int cmd_device(bool json) {
+  std::string why;
+  const int count = workbook::device_count(&why);
+  if (count == 0) {
+    if (json) {
+      std::cout << nlohmann::json{{"devices", nlohmann::json::array()}, {"error", why}}.dump(2) << std::endl;
+    } else {
+      std::cerr << "no CUDA GPU is usable here: " << why << '\n';
+    }
+    return 4;
+  }
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : workbook::query_all_devices()) {
+    if (json) {
+      devices.push_back({{"index", d.index}, {"name", d.name}, {"compute_capability", d.compute_capability()},
+                         {"multiprocessors", d.multiprocessors}, {"sm_clock_mhz", d.sm_clock_khz / 1000},
+                         {"memory_clock_mhz", d.memory_clock_khz / 1000}, {"memory_bus_bits", d.memory_bus_bits},
+                         {"peak_bandwidth_gbs", d.peak_bandwidth_gbs()}, {"global_memory_bytes", d.global_memory_bytes},
+                         {"l2_bytes", d.l2_bytes}, {"shared_per_block", d.shared_per_block},
+                         {"shared_per_block_optin", d.shared_per_block_optin}, {"shared_per_sm", d.shared_per_sm},
+                         {"driver_version", d.driver_version}, {"runtime_version", d.runtime_version}});
+    } else {
+      std::cout << workbook::format_device(d) << '\n';
+    }
+  }
+  if (json) std::cout << nlohmann::json{{"devices", devices}}.dump(2) << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"CUDA Workbook grader: checks your lab kernels for correctness and speed"};
+  app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 all passed, 1 some check failed, 2 does not compile, 3 crashed or timed out,\n"
+      "4 no GPU, 64 usage error.  Docs: docs/student-guide.md");
+
+  bool json = false;
+  auto* list = app.add_subcommand("list", "List the labs, their exercises and points");
+  list->add_flag("--json", json, "Machine-readable output");
+
+  auto* device = app.add_subcommand("device", "Describe the GPU(s) of this machine");
+  device->add_flag("--json", json, "Machine-readable output");
+
+  grader::CheckOptions check_opts;
+  std::uint64_t seed = 0;
+  bool no_build = false, no_color = false;
+  auto* check = app.add_subcommand("check", "Rebuild your code for a lab, test it and report");
+  check->add_option("lab", check_opts.lab, "The lab to check (grader list shows them)")->required();
+  auto* seed_opt = check->add_option("--seed", seed, "Reuse the inputs of an earlier run (its report prints the seed)");
+  check->add_option("--config", check_opts.overrides, "Override file(s) laid over lab.toml (points, thresholds)")
+      ->check(CLI::ExistingFile);
+  check->add_option("--filter", check_opts.filter, "Only these tests, as a Catch2 test spec, e.g. \"[naive]\"");
+  check->add_flag("--json", check_opts.json, "Print the report as JSON");
+  check->add_flag("--reference", check_opts.reference, "Check the reference solution (solutions/) instead of labs/");
+  check->add_flag("--no-build", no_build, "Do not rebuild first");
+  check->add_flag("--no-color", no_color, "No colours in the report (also: NO_COLOR=1)");
+  check->add_flag("-v,--verbose", check_opts.verbose, "Also show the test program's own output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsageError;
+  }
+
+  const grader::Paths paths = grader::default_paths();
+  try {
+    if (list->parsed()) return cmd_list(paths, json);
+    if (device->parsed()) return cmd_device(json);
+    if (check->parsed()) {
+      if (*seed_opt) check_opts.seed = seed;
+      check_opts.build = !no_build;
+      check_opts.color = !no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
+      return grader::run_check(paths, check_opts);
+    }
+  } catch (const grader::UnknownLab& e) {
+    std::cerr << "grader: " << e.what() << '\n';
+    return kUsageError;
+  } catch (const grader::ConfigError& e) {
+    std::cerr << "grader: configuration error: " << e.what() << '\n';
+    return kUsageError;
+  } catch (const std::exception& e) {
+    std::cerr << "grader: " << e.what() << '\n';
+    return 3;
+  }
+  return kUsageError;
+}

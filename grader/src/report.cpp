@@ -1,0 +1,207 @@
+#include "grader/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace grader {
+
+std::string to_string(RunState state) {
+  switch (state) {
+    case RunState::Completed: return "completed";
+    case RunState::BuildFailed: return "build failed";
+    case RunState::Crashed: return "crashed";
+    case RunState::TimedOut: return "timed out";
+    case RunState::NoGpu: return "no GPU";
+  }
+  return "unknown";
+}
+
+bool ExerciseReport::passed() const {
+  for (const auto& k : kinds)
+    for (const auto& c : k.cases)
+      if (!c.passed()) return false;
+  return true;
+}
+
+bool LabReport::passed() const {
+  if (run.state != RunState::Completed) return false;
+  return std::all_of(exercises.begin(), exercises.end(), [](const auto& e) { return e.passed(); });
+}
+
+int exit_status(const LabReport& report) {
+  switch (report.run.state) {
+    case RunState::BuildFailed: return 2;
+    case RunState::Crashed:
+    case RunState::TimedOut: return 3;
+    case RunState::NoGpu: return 4;
+    case RunState::Completed: break;
+  }
+  return report.passed() ? 0 : 1;
+}
+
+LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
+                       const RunStatus& run, std::uint64_t seed, const std::string& device) {
+  LabReport report;
+  report.lab = config.name();
+  report.title = config.title();
+  report.seed = seed;
+  report.device = device;
+  report.run = run;
+  for (const auto& ex : config.exercises()) {
+    ExerciseReport er;
+    er.name = ex.name;
+    er.title = ex.title;
+    for (const auto& [kind, points] : ex.points) {
+      KindReport kr;
+      kr.kind = kind;
+      kr.points_possible = points;
+      for (const auto& r : results)
+        if (r.exercise == ex.name && r.kind == kind) kr.cases.push_back(r);
+      if (kr.cases.empty()) {
+        CaseResult missing;
+        missing.exercise = ex.name;
+        missing.kind = kind;
+        missing.name = kind;
+        missing.outcome = Outcome::NotRun;
+        missing.detail = run.state == RunState::Completed
+                             ? "the test program recorded no case for it"
+                             : "the test program did not get this far (" + to_string(run.state) + ")";
+        kr.cases.push_back(missing);
+      }
+      kr.passed = static_cast<int>(std::count_if(kr.cases.begin(), kr.cases.end(),
+                                                 [](const CaseResult& c) { return c.passed(); }));
+      kr.points_earned = points * kr.passed / static_cast<double>(kr.cases.size());
+      er.points_possible += kr.points_possible;
+      er.points_earned += kr.points_earned;
+      er.kinds.push_back(std::move(kr));
+    }
+    // Show kinds in a fixed, natural order whatever order the TOML table gave them.
+    const auto rank = [](const std::string& k) {
+      if (k == "correctness") return 0;
+      if (k == "static") return 1;
+      if (k == "performance") return 2;
+      return 3;
+    };
+    std::stable_sort(er.kinds.begin(), er.kinds.end(),
+                     [&](const KindReport& a, const KindReport& b) { return rank(a.kind) < rank(b.kind); });
+    report.points_possible += er.points_possible;
+    report.points_earned += er.points_earned;
+    report.exercises.push_back(std::move(er));
+  }
+  return report;
+}
+
+nlohmann::json to_json(const LabReport& r) {
+  nlohmann::json exercises = nlohmann::json::array();
+  for (const auto& e : r.exercises) {
+    nlohmann::json kinds = nlohmann::json::array();
+    for (const auto& k : e.kinds) {
+      nlohmann::json cases = nlohmann::json::array();
+      for (const auto& c : k.cases) cases.push_back(to_json(c));
+      kinds.push_back({{"kind", k.kind}, {"points", k.points_earned}, {"max_points", k.points_possible},
+                       {"passed", k.passed}, {"total", k.cases.size()}, {"cases", cases}});
+    }
+    exercises.push_back({{"name", e.name}, {"title", e.title}, {"passed", e.passed()},
+                         {"points", e.points_earned}, {"max_points", e.points_possible}, {"checks", kinds}});
+  }
+  return {{"lab", r.lab},
+          {"title", r.title},
+          {"seed", r.seed},
+          {"device", r.device},
+          {"run", {{"state", to_string(r.run.state)}, {"detail", r.run.detail}}},
+          {"passed", r.passed()},
+          {"points", r.points_earned},
+          {"max_points", r.points_possible},
+          {"exit_status", exit_status(r)},
+          {"exercises", exercises}};
+}
+
+namespace {
+
+struct Style {
+  bool on;
+  std::string green(const std::string& s) const { return on ? "\033[32m" + s + "\033[0m" : s; }
+  std::string red(const std::string& s) const { return on ? "\033[31m" + s + "\033[0m" : s; }
+  std::string yellow(const std::string& s) const { return on ? "\033[33m" + s + "\033[0m" : s; }
+  std::string bold(const std::string& s) const { return on ? "\033[1m" + s + "\033[0m" : s; }
+  std::string dim(const std::string& s) const { return on ? "\033[2m" + s + "\033[0m" : s; }
+};
+
+std::string points(double earned, double possible) {
+  const auto fmt_pts = [](double p) {
+    return std::fabs(p - std::round(p)) < 1e-9 ? fmt::format("{:.0f}", p) : fmt::format("{:.1f}", p);
+  };
+  return fmt::format("{} / {}", fmt_pts(earned), fmt_pts(possible));
+}
+
+// One line of numbers for a timed case: "0.412 ms  5213 GFLOP/s  speedup 3712x (needs >= 300x)".
+std::string timing_line(const nlohmann::json& m) {
+  std::string line;
+  if (m.contains("median_ms")) {
+    line += fmt::format("{:>9.3f} ms", m["median_ms"].get<double>());
+    if (m.contains("cv")) line += fmt::format(" (cv {:.1f}%)", 100 * m["cv"].get<double>());
+  }
+  if (m.contains("gflops")) line += fmt::format("  {:>7.0f} GFLOP/s", m["gflops"].get<double>());
+  if (m.contains("bandwidth_gbs")) line += fmt::format("  {:>7.0f} GB/s", m["bandwidth_gbs"].get<double>());
+  if (m.contains("speedup") && m.contains("min_speedup"))
+    line += fmt::format("  speedup {:.0f}x (needs >= {:.0f}x)", m["speedup"].get<double>(),
+                        m["min_speedup"].get<double>());
+  if (m.contains("ratio") && m.contains("min_ratio"))
+    line += fmt::format("  {:.2f}x (needs >= {:.2f}x)", m["ratio"].get<double>(), m["min_ratio"].get<double>());
+  return line;
+}
+
+}  // namespace
+
+std::string render_text(const LabReport& r, bool color) {
+  const Style s{color};
+  std::string out;
+  out += s.bold(fmt::format("{}: {}", r.lab, r.title)) + fmt::format("    seed {}\n", r.seed);
+  if (!r.device.empty()) out += fmt::format("GPU: {}\n", r.device);
+
+  if (r.run.state == RunState::BuildFailed || r.run.state == RunState::NoGpu) {
+    // Nothing was tested: the table of "not run" cases would only hide the one message that matters.
+    if (r.run.state == RunState::BuildFailed)
+      out += "\n" + s.red("Your code does not compile.") + " The compiler says:\n\n" + r.run.detail + "\n";
+    else
+      out += "\n" + s.red("Cannot test: ") + r.run.detail + "\n";
+    out += "\n" + s.bold(fmt::format("Total: {}", points(r.points_earned, r.points_possible))) + "    " +
+           s.red("NOT TESTED") + "\n";
+    return out;
+  }
+  if (r.run.state != RunState::Completed)
+    out += "\n" + s.red("The test program " + to_string(r.run.state) + ": ") + r.run.detail + "\n";
+
+  for (const auto& e : r.exercises) {
+    out += "\n" + s.bold(fmt::format("{:<66}", e.name + ": " + e.title)) +
+           fmt::format("{:>12}\n", points(e.points_earned, e.points_possible));
+    for (const auto& k : e.kinds) {
+      const bool all = k.passed == static_cast<int>(k.cases.size());
+      const std::string mark = all ? s.green("PASS") : s.red("FAIL");
+      out += fmt::format("  {} {:<12} {:>3}/{:<3} cases passed {:>38}\n", mark, k.kind, k.passed,
+                         k.cases.size(), points(k.points_earned, k.points_possible));
+      int shown_failures = 0;
+      for (const auto& c : k.cases) {
+        const bool timed = c.metrics.contains("median_ms") || c.metrics.contains("ratio");
+        if (c.passed() && !timed) continue;  // passing correctness cases: the count says it all
+        if (!c.passed() && ++shown_failures > 5) continue;
+        const std::string verdict = c.passed() ? s.green("ok") : s.red(to_string(c.outcome));
+        out += fmt::format("      {:<28} {}", c.name, verdict);
+        if (timed) out += "  " + timing_line(c.metrics);
+        out += "\n";
+        if (!c.passed() && !c.detail.empty()) out += "        " + s.yellow(c.detail) + "\n";
+      }
+      const int failures = k.cases.size() - k.passed;
+      if (failures > 5) out += fmt::format("      ... and {} more failed cases (--json lists them all)\n", failures - 5);
+    }
+  }
+  out += "\n" + s.bold(fmt::format("Total: {}", points(r.points_earned, r.points_possible))) + "    " +
+         (r.passed() ? s.green("ALL CHECKS PASSED") : s.red("NOT YET: see the failures above")) + "\n";
+  if (!r.passed() && r.run.state == RunState::Completed)
+    out += s.dim(fmt::format("Same inputs again: grader check {} --seed {}\n", r.lab, r.seed));
+  return out;
+}
+
+}  // namespace grader

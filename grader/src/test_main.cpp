@@ -1,0 +1,43 @@
+// main() of every lab's test program. Compiled once per test program, so that the lab's
+// defaults (which lab.toml, whose sources) arrive as compile definitions.
+//
+// Without a usable GPU the program prints why and exits with status 77, which CTest reports as
+// "Skipped" (SKIP_RETURN_CODE), never as passed.
+#define CATCH_CONFIG_RUNNER
+#include "grader/catch.hpp"
+#include "grader/grading.hpp"
+#include "workbook/device_query.hpp"
+
+#include <cstring>
+#include <iostream>
+
+#ifndef WORKBOOK_LAB_TOML
+#error "WORKBOOK_LAB_TOML must name the lab's lab.toml"
+#endif
+#ifndef WORKBOOK_SOURCE_DIR
+#error "WORKBOOK_SOURCE_DIR must name the folder of the sources under test"
+#endif
+
+int main(int argc, char** argv) {
+  bool listing = false;  // listing tests or tags, or asking for help, needs no GPU
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (std::strncmp(a, "--list", 6) == 0 || std::strcmp(a, "-l") == 0 || std::strcmp(a, "-t") == 0 ||
+        std::strcmp(a, "-h") == 0 || std::strcmp(a, "--help") == 0)
+      listing = true;
+  }
+  if (!listing) {
+    std::string why;
+    if (workbook::device_count(&why) == 0) {
+      std::cout << "SKIPPED: no CUDA GPU is usable here (" << why << "); these tests need one.\n";
+      return 77;
+    }
+  }
+  try {
+    grading::init({WORKBOOK_LAB_TOML, WORKBOOK_SOURCE_DIR});
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 2;
+  }
+  return Catch::Session().run(argc, argv);
+}

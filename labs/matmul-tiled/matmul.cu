@@ -1,0 +1,89 @@
+// matmul-tiled: YOUR CODE. Fill in the TODOs, then run
+//     grader check matmul-tiled
+// The handout (README.md beside this file) explains each exercise.
+//
+// Names follow Programming Massively Parallel Processors (PMPP), chapters 3 and 5: the book
+// multiplies M x N into P; here A x B into C, but the tiles keep the book's names, so Mds holds
+// a tile of A (the book's M) and Nds a tile of B (the book's N), and Pvalue is the dot product
+// one thread accumulates for its element of C (the book's P).
+//
+// Shipped as is, this file builds and runs but computes nothing: the grader reports every
+// case as incorrect (the output is filled with NaN before each call, and nothing overwrites it).
+#include "matmul.h"
+
+#include "workbook/cuda_check.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace matmul {
+namespace {
+
+constexpr int BLOCK_WIDTH = 16;  // naive: 16 x 16 = 256 threads per block
+
+// Blocks needed to cover `a` items, `b` per block: rounded up, so the edge is covered too.
+__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// ---------------------------------------------------------------------------------------------
+// Exercise 1: naive. One thread per element of C, everything read from global memory.
+// ---------------------------------------------------------------------------------------------
+__global__ void naiveKernel(const float* A, const float* B, float* C, int M, int N, int K) {
+  // TODO(naive): compute one element of C.
+  //   1. Row and Col of this thread's element, from blockIdx, blockDim and threadIdx. Let x run
+  //      along the columns (Col), so that the threads of a warp read neighbouring elements of B.
+  //   2. The grid is rounded up, so some threads fall past the edge of C: only threads with
+  //      Row < M and Col < N may read or write.
+  //   3. Pvalue = sum over k of A[Row][k] * B[k][Col]   (row-major: A[Row][k] is A[Row * K + k])
+  //   4. Store Pvalue in C[Row][Col].
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exercise 2: tiled. The same product, staging TILE_WIDTH x TILE_WIDTH tiles in shared memory.
+// ---------------------------------------------------------------------------------------------
+template <int TILE_WIDTH>
+__global__ void tiledKernel(const float* A, const float* B, float* C, int M, int N, int K) {
+  // TODO(tiled): declare the two tiles in shared memory, Mds (from A) and Nds (from B), each
+  //   TILE_WIDTH x TILE_WIDTH floats.
+  //
+  // TODO(tiled): Row and Col as in naive, from by * TILE_WIDTH + ty and bx * TILE_WIDTH + tx.
+  //
+  // TODO(tiled): loop over the phases ph = 0 .. ceil_div(K, TILE_WIDTH) - 1. In each phase:
+  //   1. each thread loads ONE element of the A tile into Mds[ty][tx] and ONE element of the B
+  //      tile into Nds[ty][tx]. Boundary check: an element outside A or B (a tile hanging over
+  //      the edge when M, N or K is not a multiple of TILE_WIDTH) is stored as 0.0f, which adds
+  //      nothing to the sum. Do not skip the load or the barrier for such threads.
+  //   2. __syncthreads(): nobody reads the tiles before everybody has written them.
+  //   3. Pvalue += Mds[ty][k] * Nds[k][tx] for k = 0 .. TILE_WIDTH - 1.
+  //   4. __syncthreads(): nobody overwrites the tiles while a slower thread still reads them.
+  //
+  // TODO(tiled): if (Row < M && Col < N), store Pvalue in C[Row][Col].
+}
+
+template <int TILE_WIDTH>
+void launchTiled(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {
+  const dim3 block(TILE_WIDTH, TILE_WIDTH);
+  // TODO(tiled): one block per TILE_WIDTH x TILE_WIDTH tile of C, rounded up as in naive().
+  const dim3 grid(1, 1);
+  CUDA_CHECK_LAUNCH(tiledKernel<TILE_WIDTH><<<grid, block, 0, stream>>>(A, B, C, M, N, K));
+}
+
+}  // namespace
+
+void naive(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {
+  const dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
+  // TODO(naive): enough blocks to cover all of C: N columns and M rows, BLOCK_WIDTH per block
+  //   in each direction, rounded UP (use ceil_div) so the last partial block is launched too.
+  const dim3 grid(1, 1);
+  CUDA_CHECK_LAUNCH(naiveKernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K));
+}
+
+void tiled(const float* A, const float* B, float* C, int M, int N, int K, int tile_width,
+           cudaStream_t stream) {
+  switch (tile_width) {
+    case 16: launchTiled<16>(A, B, C, M, N, K, stream); break;
+    case 32: launchTiled<32>(A, B, C, M, N, K, stream); break;
+    default: throw std::invalid_argument("tile_width must be 16 or 32, not " + std::to_string(tile_width));
+  }
+}
+
+}  // namespace matmul
