@@ -189,7 +189,8 @@ std::string render_text(const LabReport& r, bool color) {
         if (!c.passed() && ++shown_failures > 5) continue;
         const std::string verdict = c.passed() ? s.green("ok") : s.red(to_string(c.outcome));
         out += fmt::format("      {:<28} {}", c.name, verdict);
-        if (timed) out += "  " + timing_line(c.metrics);
+        // A wrong result's time means nothing: show only why it failed.
+        if (timed && c.outcome != Outcome::Incorrect) out += "  " + timing_line(c.metrics);
         out += "\n";
         if (!c.passed() && !c.detail.empty()) out += "        " + s.yellow(c.detail) + "\n";
       }

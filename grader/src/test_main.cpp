@@ -39,5 +39,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
   }
-  return Catch::Session().run(argc, argv);
+  // Catch2 returns the number of failed assertions (v2) or tests (v3); scripts and the grader
+  // want 0 (all passed) or 1 (something failed). 70 (a CUDA fault) and 77 (no GPU) are ours.
+  return Catch::Session().run(argc, argv) == 0 ? 0 : 1;
 }
