@@ -1,0 +1,23 @@
+# cmake -DSTATUS=<exit status> -DREGEX=<regex> -P expect.cmake -- <command...>
+# Runs the command; fails unless it exits with STATUS and its output (stdout and stderr
+# together) matches REGEX.
+cmake_minimum_required(VERSION 3.25)
+set(command "")
+set(seen_separator FALSE)
+foreach(i RANGE ${CMAKE_ARGC})
+  if(seen_separator AND DEFINED CMAKE_ARGV${i})
+    list(APPEND command "${CMAKE_ARGV${i}}")
+  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
+    set(seen_separator TRUE)
+  endif()
+endforeach()
+execute_process(COMMAND ${command} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+set(all "${out}${err}")
+string(REPLACE "\n" " " flat "${all}")
+if(NOT rc STREQUAL STATUS)
+  message(FATAL_ERROR "`${command}` exited with ${rc}, expected ${STATUS}. Output:\n${all}")
+endif()
+if(NOT flat MATCHES "${REGEX}")
+  message(FATAL_ERROR "`${command}`: output does not match '${REGEX}'. Output:\n${all}")
+endif()
+message(STATUS "exit ${rc}, output matches '${REGEX}'")

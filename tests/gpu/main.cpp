@@ -1,0 +1,15 @@
+// main() of the GPU tests of common/: without a GPU, a visible skip (exit 77, CTest "Skipped").
+#define CATCH_CONFIG_RUNNER
+#include "grader/catch.hpp"
+#include "workbook/device_query.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (workbook::device_count(&why) == 0) {
+    std::cout << "SKIPPED: no CUDA GPU is usable here (" << why << "); these tests need one.\n";
+    return 77;
+  }
+  return Catch::Session().run(argc, argv) == 0 ? 0 : 1;
+}

@@ -1,0 +1,93 @@
+#include "grader/catch.hpp"
+#include "grader/process.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+using namespace grader;
+
+namespace {
+std::filesystem::path temp_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() / ("workbook-proc-" + std::to_string(::getpid()) + "-" + name);
+}
+}  // namespace
+
+TEST_CASE("exit status, output captured to a file, environment passed", "[process]") {
+  const auto log = temp_path("out.log");
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "echo hello $GREETING_TARGET; echo oops >&2; exit 3"};
+  o.set_env = {{"GREETING_TARGET", "world"}};
+  o.output_file = log;
+  const auto r = run_process(o);
+  CHECK(r.exit_code == 3);
+  CHECK_FALSE(r.ok());
+  CHECK(r.describe() == "exited with status 3");
+  std::ifstream in(log);
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  CHECK(all == "hello world\noops\n");
+  std::filesystem::remove(log);
+}
+
+TEST_CASE("a child killed by a signal is reported as such", "[process]") {
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "kill -SEGV $$"};
+  const auto r = run_process(o);
+  CHECK(r.signal == SIGSEGV);
+  CHECK(r.describe().find("SIGSEGV") != std::string::npos);
+}
+
+TEST_CASE("a timeout kills the whole process group, grandchildren included", "[process]") {
+  const auto marker = temp_path("grandchild-alive");
+  std::filesystem::remove(marker);
+  ProcessOptions o;
+  // The grandchild would create the marker after 2 s if it survived the kill at 0.5 s.
+  o.argv = {"sh", "-c", "(sleep 2; touch " + marker.string() + ") & sleep 60"};
+  o.timeout_s = 0.5;
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = run_process(o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(r.timed_out);
+  CHECK(took < 5.0);
+  CHECK(r.describe().find("timed out") != std::string::npos);
+  ::sleep(3);
+  CHECK_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_CASE("a program that does not exist fails to start, with the reason", "[process]") {
+  ProcessOptions o;
+  o.argv = {"/nonexistent/program"};
+  const auto r = run_process(o);
+  CHECK(r.failed_to_start);
+  CHECK(r.describe().find("No such file") != std::string::npos);
+}
+
+TEST_CASE("the working directory is set for the child", "[process]") {
+  const auto log = temp_path("pwd.log");
+  ProcessOptions o;
+  o.argv = {"pwd"};
+  o.cwd = "/";
+  o.output_file = log;
+  CHECK(run_process(o).ok());
+  std::ifstream in(log);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "/");
+  std::filesystem::remove(log);
+}
+
+TEST_CASE("tail_of_file keeps the end, from a line boundary", "[process]") {
+  const auto path = temp_path("tail.txt");
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 100; ++i) out << "line " << i << "\n";
+  }
+  const auto tail = tail_of_file(path, 30);
+  CHECK(tail.find("line 99\n") != std::string::npos);
+  CHECK(tail.rfind("line ", 0) == 0);  // starts at a whole line
+  CHECK(tail.size() <= 30);
+  std::filesystem::remove(path);
+}

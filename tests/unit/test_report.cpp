@@ -1,0 +1,121 @@
+#include "grader/catch.hpp"
+#include "grader/report.hpp"
+
+using namespace grader;
+
+namespace {
+const char* kLab = R"(
+[lab]
+name = "demo"
+files = ["demo.cu"]
+exercises = ["naive", "tiled"]
+[exercises.naive]
+title = "Naive"
+points = { correctness = 30, performance = 10 }
+[exercises.tiled]
+title = "Tiled"
+points = { correctness = 20, static = 5, performance = 20 }
+)";
+
+CaseResult make(const std::string& ex, const std::string& kind, const std::string& name, Outcome o,
+                nlohmann::json metrics = nlohmann::json::object()) {
+  CaseResult r;
+  r.exercise = ex;
+  r.kind = kind;
+  r.name = name;
+  r.outcome = o;
+  r.metrics = std::move(metrics);
+  if (o != Outcome::Passed) r.detail = "C[1][2]: expected 3, got nan; 5 of 9 elements wrong";
+  return r;
+}
+
+std::vector<CaseResult> all_passing() {
+  return {make("naive", "correctness", "a", Outcome::Passed), make("naive", "correctness", "b", Outcome::Passed),
+          make("naive", "performance", "1024", Outcome::Passed, {{"median_ms", 0.4}, {"speedup", 900.0}, {"min_speedup", 300.0}}),
+          make("tiled", "correctness", "a", Outcome::Passed), make("tiled", "static", "shared", Outcome::Passed),
+          make("tiled", "performance", "t16", Outcome::Passed), make("tiled", "performance", "t32", Outcome::Passed)};
+}
+}  // namespace
+
+TEST_CASE("all cases passed: full points, exit status 0", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  const auto r = build_report(config, all_passing(), {}, 7, "GPU");
+  CHECK(r.passed());
+  CHECK(r.points_earned == 85);
+  CHECK(r.points_possible == 85);
+  CHECK(exit_status(r) == 0);
+}
+
+TEST_CASE("each kind's points are shared by its cases: partial credit", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  auto results = all_passing();
+  results[1].outcome = Outcome::Incorrect;  // naive correctness: 1 of 2 -> 15 of 30
+  results[6].outcome = Outcome::TooSlow;    // tiled performance: 1 of 2 -> 10 of 20
+  const auto r = build_report(config, results, {}, 7, "GPU");
+  CHECK_FALSE(r.passed());
+  CHECK(exit_status(r) == 1);
+  CHECK(r.exercises[0].points_earned == 25);
+  CHECK(r.exercises[1].points_earned == 35);
+  CHECK(r.points_earned == 60);
+  // Kinds in natural order whatever order lab.toml's table gave them.
+  CHECK(r.exercises[1].kinds[0].kind == "correctness");
+  CHECK(r.exercises[1].kinds[1].kind == "static");
+  CHECK(r.exercises[1].kinds[2].kind == "performance");
+}
+
+TEST_CASE("a crash: the kinds it never reached are 'not run' and earn nothing", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  std::vector<CaseResult> results = {make("naive", "correctness", "a", Outcome::Passed),
+                                     make("naive", "correctness", "b", Outcome::Crashed)};
+  const auto r = build_report(config, results, {RunState::Crashed, "stopped after a CUDA error"}, 7, "GPU");
+  CHECK(exit_status(r) == 3);
+  CHECK(r.points_earned == 15);
+  const auto& perf = r.exercises[0].kinds[1];
+  REQUIRE(perf.cases.size() == 1);
+  CHECK(perf.cases[0].outcome == Outcome::NotRun);
+  CHECK(perf.cases[0].detail.find("crashed") != std::string::npos);
+}
+
+TEST_CASE("build failure, timeout, no GPU: their own exit statuses", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  CHECK(exit_status(build_report(config, {}, {RunState::BuildFailed, "x"}, 1, "")) == 2);
+  CHECK(exit_status(build_report(config, all_passing(), {RunState::TimedOut, "x"}, 1, "")) == 3);
+  CHECK(exit_status(build_report(config, {}, {RunState::NoGpu, "x"}, 1, "")) == 4);
+  // A timed-out run is not a pass even if every recorded case passed.
+  CHECK_FALSE(build_report(config, all_passing(), {RunState::TimedOut, "x"}, 1, "").passed());
+}
+
+TEST_CASE("the text report shows failures with their detail, times, points and the seed", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  auto results = all_passing();
+  results[1].outcome = Outcome::Incorrect;
+  results[1].detail = "C[1][2]: expected 3, got nan; 5 of 9 elements wrong";
+  const auto text = render_text(build_report(config, results, {}, 424242, "Some GPU"), false);
+  CHECK(text.find("seed 424242") != std::string::npos);
+  CHECK(text.find("GPU: Some GPU") != std::string::npos);
+  CHECK(text.find("C[1][2]: expected 3, got nan") != std::string::npos);
+  CHECK(text.find("speedup 900x (needs >= 300x)") != std::string::npos);
+  CHECK(text.find("15 / 30") != std::string::npos);
+  CHECK(text.find("grader check demo --seed 424242") != std::string::npos);
+  CHECK(text.find("\033[") == std::string::npos);  // no colour codes when asked for none
+}
+
+TEST_CASE("a build failure shows the compiler's words, not a table of cases", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  const auto text = render_text(build_report(config, {}, {RunState::BuildFailed, "    labs/demo/demo.cu(12): error: expected a \";\""}, 1, ""), false);
+  CHECK(text.find("does not compile") != std::string::npos);
+  CHECK(text.find("demo.cu(12): error") != std::string::npos);
+  CHECK(text.find("not run") == std::string::npos);
+}
+
+TEST_CASE("the JSON report carries every case and the totals", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  const auto j = to_json(build_report(config, all_passing(), {}, 5, "GPU"));
+  CHECK(j["lab"] == "demo");
+  CHECK(j["passed"] == true);
+  CHECK(j["exit_status"] == 0);
+  CHECK(j["points"] == 85.0);
+  CHECK(j["run"]["state"] == "completed");
+  CHECK(j["exercises"][0]["checks"][1]["cases"][0]["metrics"]["speedup"] == 900.0);
+  CHECK(j["exercises"].size() == 2);
+}
