@@ -27,7 +27,8 @@ std::string compiler_errors(const std::string& log, const fs::path& source_root,
     picked.push_back(shorten(lines[i]));
     // The lines after an error show the offending source and the caret; keep a few.
     for (std::size_t j = i + 1; j < lines.size() && j <= i + 3 && picked.size() < max_lines; ++j) {
-      if (is_error(lines[j]) || lines[j].rfind("[", 0) == 0 || lines[j].rfind("FAILED", 0) == 0) break;
+      const std::string& l = lines[j];
+      if (is_error(l) || l.rfind("[", 0) == 0 || l.rfind("FAILED", 0) == 0 || l.rfind("ninja:", 0) == 0) break;
       picked.push_back(shorten(lines[j]));
       i = j;
     }

@@ -28,7 +28,7 @@ std::string read_all(const fs::path& path) {
 
 std::string device_line() {
   const auto d = workbook::query_device(0);
-  return fmt::format("{} (sm_{}{}, {} SMs, {} MHz, driver {}.{})", d.name, d.cc_major, d.cc_minor,
+  return fmt::format("{} (sm_{}{}, {} SMs, {} MHz, CUDA driver {}.{})", d.name, d.cc_major, d.cc_minor,
                      d.multiprocessors, d.sm_clock_khz / 1000, d.driver_version / 1000,
                      (d.driver_version % 1000) / 10);
 }
@@ -147,7 +147,10 @@ int run_check(const Paths& paths, const CheckOptions& o) {
                                                          : outcome.describe();
     status = {RunState::Crashed, why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
   }
-  return finish(build_report(config, read_results(results), status, seed, device));
+  LabReport report = build_report(config, read_results(results), status, seed, device, read_plans(results),
+                                  !o.filter.empty());
+  report.filter = o.filter;
+  return finish(report);
 }
 
 }  // namespace grader

@@ -42,7 +42,8 @@ int exit_status(const LabReport& report) {
 }
 
 LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
-                       const RunStatus& run, std::uint64_t seed, const std::string& device) {
+                       const RunStatus& run, std::uint64_t seed, const std::string& device,
+                       const std::vector<Plan>& plans, bool only_recorded) {
   LabReport report;
   report.lab = config.name();
   report.title = config.title();
@@ -59,15 +60,27 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
       kr.points_possible = points;
       for (const auto& r : results)
         if (r.exercise == ex.name && r.kind == kind) kr.cases.push_back(r);
+      if (kr.cases.empty() && only_recorded) continue;
+      int planned = 0;
+      for (const auto& p : plans)
+        if (p.exercise == ex.name && p.kind == kind) planned += p.cases;
+      const std::string why_missing = "the test program did not get this far (" + to_string(run.state) + ")";
+      for (int i = static_cast<int>(kr.cases.size()); i < planned; ++i) {
+        CaseResult missing;
+        missing.exercise = ex.name;
+        missing.kind = kind;
+        missing.name = "planned case " + std::to_string(i + 1) + " of " + std::to_string(planned);
+        missing.outcome = Outcome::NotRun;
+        missing.detail = why_missing;
+        kr.cases.push_back(missing);
+      }
       if (kr.cases.empty()) {
         CaseResult missing;
         missing.exercise = ex.name;
         missing.kind = kind;
         missing.name = kind;
         missing.outcome = Outcome::NotRun;
-        missing.detail = run.state == RunState::Completed
-                             ? "the test program recorded no case for it"
-                             : "the test program did not get this far (" + to_string(run.state) + ")";
+        missing.detail = run.state == RunState::Completed ? "the test program recorded no case for it" : why_missing;
         kr.cases.push_back(missing);
       }
       kr.passed = static_cast<int>(std::count_if(kr.cases.begin(), kr.cases.end(),
@@ -86,6 +99,7 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
     };
     std::stable_sort(er.kinds.begin(), er.kinds.end(),
                      [&](const KindReport& a, const KindReport& b) { return rank(a.kind) < rank(b.kind); });
+    if (er.kinds.empty()) continue;  // filtered out entirely
     report.points_possible += er.points_possible;
     report.points_earned += er.points_earned;
     report.exercises.push_back(std::move(er));
@@ -109,6 +123,7 @@ nlohmann::json to_json(const LabReport& r) {
   return {{"lab", r.lab},
           {"title", r.title},
           {"seed", r.seed},
+          {"filter", r.filter},
           {"device", r.device},
           {"run", {{"state", to_string(r.run.state)}, {"detail", r.run.detail}}},
           {"passed", r.passed()},
@@ -141,7 +156,8 @@ std::string timing_line(const nlohmann::json& m) {
   std::string line;
   if (m.contains("median_ms")) {
     line += fmt::format("{:>9.3f} ms", m["median_ms"].get<double>());
-    if (m.contains("cv")) line += fmt::format(" (cv {:.1f}%)", 100 * m["cv"].get<double>());
+    if (m.contains("min_ms") && m.contains("cv"))
+      line += fmt::format(" (min {:.3f}, cv {:.1f}%)", m["min_ms"].get<double>(), 100 * m["cv"].get<double>());
   }
   if (m.contains("gflops")) line += fmt::format("  {:>7.0f} GFLOP/s", m["gflops"].get<double>());
   if (m.contains("bandwidth_gbs")) line += fmt::format("  {:>7.0f} GB/s", m["bandwidth_gbs"].get<double>());
@@ -160,6 +176,7 @@ std::string render_text(const LabReport& r, bool color) {
   std::string out;
   out += s.bold(fmt::format("{}: {}", r.lab, r.title)) + fmt::format("    seed {}\n", r.seed);
   if (!r.device.empty()) out += fmt::format("GPU: {}\n", r.device);
+  if (!r.filter.empty()) out += fmt::format("Filtered run: only the checks matching {}\n", r.filter);
 
   if (r.run.state == RunState::BuildFailed || r.run.state == RunState::NoGpu) {
     // Nothing was tested: the table of "not run" cases would only hide the one message that matters.
@@ -201,7 +218,8 @@ std::string render_text(const LabReport& r, bool color) {
   out += "\n" + s.bold(fmt::format("Total: {}", points(r.points_earned, r.points_possible))) + "    " +
          (r.passed() ? s.green("ALL CHECKS PASSED") : s.red("NOT YET: see the failures above")) + "\n";
   if (!r.passed() && r.run.state == RunState::Completed)
-    out += s.dim(fmt::format("Same inputs again: grader check {} --seed {}\n", r.lab, r.seed));
+    out += s.dim(fmt::format("Same inputs again: grader check {} --seed {}{}\n", r.lab, r.seed,
+                             r.filter.empty() ? "" : " --filter \"" + r.filter + "\""));
   return out;
 }
 

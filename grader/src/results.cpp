@@ -43,31 +43,56 @@ CaseResult case_from_json(const nlohmann::json& j) {
   return r;
 }
 
-void ResultsWriter::write(const CaseResult& result) const {
-  // C stdio with an explicit flush: the line is in the kernel's hands before the next case runs,
-  // so a crash in that case cannot lose it.
-  std::FILE* f = std::fopen(path_.c_str(), "a");
-  if (!f) throw std::runtime_error("cannot append to " + path_.string());
-  const std::string line = to_json(result).dump() + "\n";
+namespace {
+// C stdio with an explicit flush: the line is in the kernel's hands before the next case runs,
+// so a crash in that case cannot lose it.
+void append_line(const std::filesystem::path& path, const nlohmann::json& j) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) throw std::runtime_error("cannot append to " + path.string());
+  const std::string line = j.dump() + "\n";
   std::fwrite(line.data(), 1, line.size(), f);
   std::fflush(f);
   std::fclose(f);
 }
 
-std::vector<CaseResult> read_results(const std::filesystem::path& path) {
-  std::vector<CaseResult> results;
+template <class F>
+void for_each_line(const std::filesystem::path& path, F&& f) {
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     try {
-      results.push_back(case_from_json(nlohmann::json::parse(line)));
+      f(nlohmann::json::parse(line));
     } catch (const std::exception&) {
       // A line the test program did not finish writing: it died mid-case. The report marks the
-      // exercise's missing cases as not run.
+      // planned cases it never recorded as not run.
     }
   }
+}
+}  // namespace
+
+void ResultsWriter::write(const CaseResult& result) const { append_line(path_, to_json(result)); }
+
+void ResultsWriter::write(const Plan& plan) const {
+  append_line(path_, {{"plan", {{"exercise", plan.exercise}, {"kind", plan.kind}, {"cases", plan.cases}}}});
+}
+
+std::vector<CaseResult> read_results(const std::filesystem::path& path) {
+  std::vector<CaseResult> results;
+  for_each_line(path, [&](const nlohmann::json& j) {
+    if (!j.contains("plan")) results.push_back(case_from_json(j));
+  });
   return results;
+}
+
+std::vector<Plan> read_plans(const std::filesystem::path& path) {
+  std::vector<Plan> plans;
+  for_each_line(path, [&](const nlohmann::json& j) {
+    if (j.contains("plan"))
+      plans.push_back({j["plan"].at("exercise").get<std::string>(), j["plan"].at("kind").get<std::string>(),
+                       j["plan"].at("cases").get<int>()});
+  });
+  return plans;
 }
 
 }  // namespace grader

@@ -19,9 +19,10 @@ constexpr int BLOCK_WIDTH = 16;  // naive: 16 x 16 = 256 threads per block
 // Blocks needed to cover `a` items, `b` per block: rounded up, so the edge is covered too.
 __host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-// One thread per element of C. x runs along the columns: the 32 threads of a warp have
-// consecutive Col, so their reads of B[k * N + Col] fall in consecutive addresses (coalesced)
-// and they all read the same A[Row * K + k] (one broadcast).
+// One thread per element of C. x runs along the columns: a warp of a 16 x 16 block is two rows
+// of 16 threads with consecutive Col, so their reads of B[k * N + Col] fall in two runs of
+// consecutive addresses (coalesced), and each row's threads read the same A[Row * K + k]
+// (a broadcast).
 __global__ void naiveKernel(const float* A, const float* B, float* C, int M, int N, int K) {
   const int Row = blockIdx.y * blockDim.y + threadIdx.y;
   const int Col = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,6 +1,8 @@
 #include "grader/catch.hpp"
 #include "grader/report.hpp"
 
+#include <cmath>
+
 using namespace grader;
 
 namespace {
@@ -118,4 +120,33 @@ TEST_CASE("the JSON report carries every case and the totals", "[report]") {
   CHECK(j["run"]["state"] == "completed");
   CHECK(j["exercises"][0]["checks"][1]["cases"][0]["metrics"]["speedup"] == 900.0);
   CHECK(j["exercises"].size() == 2);
+}
+
+TEST_CASE("a crash part-way through a kind: planned cases never recorded count as not run", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  // 5 of a planned 38 correctness cases passed, the 6th crashed, the program stopped.
+  std::vector<CaseResult> results;
+  for (int i = 0; i < 5; ++i) results.push_back(make("naive", "correctness", "c" + std::to_string(i), Outcome::Passed));
+  results.push_back(make("naive", "correctness", "c5", Outcome::Crashed));
+  const std::vector<Plan> plans = {{"naive", "correctness", 38}};
+  const auto r = build_report(config, results, {RunState::Crashed, "stopped"}, 1, "", plans);
+  const auto& correctness = r.exercises[0].kinds[0];
+  CHECK(correctness.cases.size() == 38);
+  CHECK(correctness.passed == 5);
+  CHECK(std::fabs(correctness.points_earned - 30.0 * 5 / 38) < 1e-9);
+  CHECK(correctness.cases.back().outcome == Outcome::NotRun);
+}
+
+TEST_CASE("a filtered run reports only what it ran, and passes when that passed", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  const std::vector<CaseResult> results = {make("naive", "correctness", "a", Outcome::Passed)};
+  auto r = build_report(config, results, {}, 9, "", {}, /*only_recorded=*/true);
+  r.filter = "[naive][correctness]";
+  REQUIRE(r.exercises.size() == 1);
+  REQUIRE(r.exercises[0].kinds.size() == 1);
+  CHECK(r.points_possible == 30);
+  CHECK(r.passed());
+  CHECK(exit_status(r) == 0);
+  const auto text = render_text(r, false);
+  CHECK(text.find("Filtered run") != std::string::npos);
 }

@@ -73,3 +73,21 @@ TEST_CASE("outcome names are stable (reports and gradebooks show them)", "[resul
   CHECK_THROWS_AS(outcome_from_string("excellent"), std::invalid_argument);
   CHECK(read_results("/nonexistent/results.jsonl").empty());
 }
+
+TEST_CASE("plans and cases share the file; each reader takes its own lines", "[results]") {
+  const auto path = temp_file("plans.jsonl");
+  ResultsWriter writer(path);
+  writer.write(Plan{"naive", "correctness", 38});
+  CaseResult a;
+  a.exercise = "naive";
+  a.kind = "correctness";
+  a.name = "1x1x1 ints";
+  a.outcome = Outcome::Passed;
+  writer.write(a);
+  const auto plans = read_plans(path);
+  REQUIRE(plans.size() == 1);
+  CHECK(plans[0].exercise == "naive");
+  CHECK(plans[0].cases == 38);
+  CHECK(read_results(path).size() == 1);
+  std::filesystem::remove(path);
+}

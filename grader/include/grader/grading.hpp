@@ -37,6 +37,10 @@ workbook::TimingOptions timing_options();                    // from [timing] in
 // unusable (an illegal address in the student's kernel) is recorded as Crashed and ends the
 // program with status 70, since nothing after it could run. The case is written to
 // WORKBOOK_RESULTS before this returns.
+// Announces that the calling test will record `cases` cases of this exercise and kind, so a
+// crash half-way leaves the rest counted as not run (see grader::Plan).
+void plan(const std::string& exercise, const std::string& kind, int cases);
+
 grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
                             const std::function<void(grader::CaseResult&)>& body);
 

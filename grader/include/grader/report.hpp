@@ -45,14 +45,20 @@ struct LabReport {
   std::vector<ExerciseReport> exercises;
   double points_possible = 0;
   double points_earned = 0;
+  std::string filter;  // the Catch2 test spec of a filtered run; empty for a whole run
   bool passed() const;  // every case of every exercise passed and the run completed
 };
 
 // Points: each kind's points are shared equally by its cases, so a kernel that is right on
 // 18 of 20 shapes earns 90% of the correctness points. A kind with no recorded case (the
 // program crashed before it) earns nothing and is shown as not run, with the run's status.
+//
+// `plans` (from the test program) give the number of cases each kind meant to run: cases
+// planned but never recorded are added as not run. With `only_recorded` (a filtered run, e.g.
+// --filter "[naive]"), kinds with no recorded case are left out of the report and its totals.
 LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
-                       const RunStatus& run, std::uint64_t seed, const std::string& device);
+                       const RunStatus& run, std::uint64_t seed, const std::string& device,
+                       const std::vector<Plan>& plans = {}, bool only_recorded = false);
 
 nlohmann::json to_json(const LabReport& report);
 std::string render_text(const LabReport& report, bool color);

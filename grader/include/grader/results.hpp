@@ -33,18 +33,29 @@ struct CaseResult {
 nlohmann::json to_json(const CaseResult& result);
 CaseResult case_from_json(const nlohmann::json& j);
 
-// Appends results to a JSON-lines file, one flushed line per case.
+// How many cases a test announced for one exercise and kind before running them. A run that
+// crashes half-way leaves fewer cases than planned; the missing ones count as not run, so a
+// crash never raises a student's share of the points.
+struct Plan {
+  std::string exercise, kind;
+  int cases = 0;
+};
+
+// Appends results to a JSON-lines file, one flushed line per case (or plan).
 class ResultsWriter {
 public:
   explicit ResultsWriter(std::filesystem::path path) : path_(std::move(path)) {}
   void write(const CaseResult& result) const;
+  void write(const Plan& plan) const;
   const std::filesystem::path& path() const { return path_; }
 
 private:
   std::filesystem::path path_;
 };
 
-// Reads every complete line; a torn last line (the process died while writing it) is skipped.
+// Reads every complete case line; a torn last line (the process died while writing it) is skipped.
 std::vector<CaseResult> read_results(const std::filesystem::path& path);
+// Reads every plan line.
+std::vector<Plan> read_plans(const std::filesystem::path& path);
 
 }  // namespace grader

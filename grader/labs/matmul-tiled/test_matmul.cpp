@@ -109,9 +109,17 @@ void run_once(const Problem& p, const Launcher& launch, CaseResult& r) {
 
 // Every shape, with exact and float inputs; small shapes twice on fresh inputs, so that a race
 // (a missing __syncthreads) that gets lucky once is caught the next time.
+bool is_large(const Shape& s) { return double(s.M) * s.N * s.K > 64e6; }
+
+int correctness_cases() {
+  int n = 0;
+  for (const Shape& s : kShapes) n += 2 * (is_large(s) ? 1 : 2);
+  return n;
+}
+
 void check_correctness(const std::string& exercise, const std::string& prefix, const Launcher& launch) {
   for (const Shape& s : kShapes) {
-    const bool large = double(s.M) * s.N * s.K > 64e6;
+    const bool large = is_large(s);
     for (Values v : {Values::SmallIntegers, Values::Floats}) {
       for (int repeat = 0; repeat < (large ? 1 : 2); ++repeat) {
         const std::string name = prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") +
@@ -188,7 +196,7 @@ void speedup_verdict(const Measured& m, double min_speedup, CaseResult& r) {
   if (m.wrong_calls > 0) {
     r.outcome = Outcome::Incorrect;
     detail << m.wrong_calls << " of " << m.timing.ms.count + grading::timing_options().warmup
-           << " timed calls gave a wrong result, first: " << m.first_wrong;
+           << " calls (warm-up and timed) gave a wrong result, first: " << m.first_wrong;
   } else if (speedup >= min_speedup) {
     r.outcome = Outcome::Passed;
   } else {
@@ -218,7 +226,10 @@ const Measured& naive_measured() {
 
 }  // namespace
 
-TEST_CASE("naive: correct on every shape", "[naive][correctness]") { check_correctness("naive", "", naive); }
+TEST_CASE("naive: correct on every shape", "[naive][correctness]") {
+  grading::plan("naive", "correctness", correctness_cases());
+  check_correctness("naive", "", naive);
+}
 
 TEST_CASE("naive: speedup over the sequential baseline", "[naive][performance]") {
   GRADE_CASE("naive", "performance", perf_shape().str(), [](CaseResult& r) {
@@ -227,6 +238,7 @@ TEST_CASE("naive: speedup over the sequential baseline", "[naive][performance]")
 }
 
 TEST_CASE("tiled: correct on every shape, TILE_WIDTH 16 and 32", "[tiled][correctness]") {
+  grading::plan("tiled", "correctness", 2 * correctness_cases());
   for (int tw : {16, 32}) check_correctness("tiled", "tile " + std::to_string(tw) + ": ", tiled(tw));
 }
 
@@ -254,6 +266,7 @@ TEST_CASE("tiled: speedup over the sequential baseline and over naive", "[tiled]
   const auto& config = grading::config();
   const double min_speedup = config.require_number("exercises.tiled.min_speedup");
   std::optional<Measured> tiled32;
+  grading::plan("tiled", "performance", 3);
   for (int tw : {16, 32}) {
     GRADE_CASE("tiled", "performance", "tile " + std::to_string(tw) + ": " + perf_shape().str(), [&](CaseResult& r) {
       const Measured m = measure(tiled(tw));
