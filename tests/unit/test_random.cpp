@@ -2,6 +2,7 @@
 #include "workbook/random.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <set>
 
 using namespace workbook;

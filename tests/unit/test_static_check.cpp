@@ -1,6 +1,7 @@
 #include "grader/catch.hpp"
 #include "grader/static_check.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
