@@ -2,6 +2,7 @@
 #include "grader/lab_config.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 using grader::ConfigError;
