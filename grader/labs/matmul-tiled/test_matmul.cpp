@@ -13,6 +13,7 @@
 #include "workbook/stream.hpp"
 #include "workbook/timer.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <fstream>
@@ -85,6 +86,15 @@ const Problem& problem(const Shape& s, Values values, int repeat) {
 
 using Launcher = std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
 
+// "C[0][0]: expected 3, got nan; ...", plus a pointer to the TODOs when the kernel wrote
+// nothing at all (every element still holds the NaN poison): the usual first report.
+std::string describe_wrong(const workbook::Comparison& cmp, const std::vector<float>& C, const std::string& exercise) {
+  std::string detail = cmp.describe("C");
+  if (std::all_of(C.begin(), C.end(), [](float x) { return std::isnan(x); }))
+    detail += "; nothing was written to C: see the TODO(" + exercise + ") steps in matmul.cu";
+  return detail;
+}
+
 // One call of the kernel on fresh device copies of the problem; the verdict goes into `r`.
 void run_once(const Problem& p, const Launcher& launch, CaseResult& r) {
   const auto& s = p.shape;
@@ -94,11 +104,12 @@ void run_once(const Problem& p, const Launcher& launch, CaseResult& r) {
   C.poison(stream);
   launch(A.data(), B.data(), C.data(), s.M, s.N, s.K, stream);
   stream.synchronize();
-  const auto cmp = workbook::compare(C.download(), p.C, s.M, s.N, p.tol);
+  const auto result = C.download();
+  const auto cmp = workbook::compare(result, p.C, s.M, s.N, p.tol);
   r.metrics = {{"M", s.M}, {"N", s.N}, {"K", s.K}, {"wrong", cmp.wrong}, {"max_abs_error", cmp.max_abs_error}};
   if (!cmp.ok()) {
     r.outcome = Outcome::Incorrect;
-    r.detail = cmp.describe("C");
+    r.detail = describe_wrong(cmp, result, r.exercise);
   } else if (!C.intact_guards()) {
     r.outcome = Outcome::Incorrect;
     r.detail = "wrote outside C (memory just before or after C changed): check Row < M && Col < N";
@@ -148,7 +159,7 @@ struct Measured {
 
 // Times the kernel at the performance size: every timed call writes into a poisoned output
 // and is checked afterwards, so a kernel cannot be fast by being wrong.
-Measured measure(const Launcher& launch) {
+Measured measure(const std::string& exercise, const Launcher& launch) {
   const Shape s = perf_shape();
   const Problem& p = problem(s, Values::Floats, 0);
   workbook::Stream stream;
@@ -158,8 +169,9 @@ Measured measure(const Launcher& launch) {
       stream, [&] { launch(A.data(), B.data(), C.data(), s.M, s.N, s.K, stream); },
       [&] { C.poison(stream); },
       [&] {
-        const auto cmp = workbook::compare(C.download(), p.C, s.M, s.N, p.tol);
-        if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = cmp.describe("C");
+        const auto result = C.download();
+        const auto cmp = workbook::compare(result, p.C, s.M, s.N, p.tol);
+        if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = describe_wrong(cmp, result, exercise);
       },
       grading::timing_options());
   return m;
@@ -220,7 +232,7 @@ Launcher tiled(int tile_width) {
 // naive's measurement, kept for tiled's "faster than naive" case whichever runs first.
 const Measured& naive_measured() {
   static std::optional<Measured> m;
-  if (!m) m = measure(naive);
+  if (!m) m = measure("naive", naive);
   return *m;
 }
 
@@ -269,7 +281,7 @@ TEST_CASE("tiled: speedup over the sequential baseline and over naive", "[tiled]
   grading::plan("tiled", "performance", 3);
   for (int tw : {16, 32}) {
     GRADE_CASE("tiled", "performance", "tile " + std::to_string(tw) + ": " + perf_shape().str(), [&](CaseResult& r) {
-      const Measured m = measure(tiled(tw));
+      const Measured m = measure("tiled", tiled(tw));
       if (tw == 32) tiled32 = m;
       speedup_verdict(m, min_speedup, r);
     });
