@@ -1,13 +1,16 @@
 #include "grader/process.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <thread>
 
 extern char** environ;
@@ -17,6 +20,10 @@ namespace grader {
 std::string ProcessResult::describe() const {
   if (failed_to_start) return "could not start: " + start_error;
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(seconds + 0.5)) + " s and was killed";
+  if (memory_exceeded)
+    return "used more than its memory limit (" + std::to_string(peak_memory_bytes >> 20) + " MiB resident) and was killed";
+  if (processes_exceeded)
+    return "started too many processes (" + std::to_string(peak_processes) + ") and was killed";
   if (signal != 0) {
     const char* name = sigabbrev_np(signal);
     return std::string("killed by signal ") + (name ? std::string("SIG") + name : std::to_string(signal)) +
@@ -24,6 +31,75 @@ std::string ProcessResult::describe() const {
   }
   return "exited with status " + std::to_string(exit_code);
 }
+
+namespace {
+
+struct TreeUsage {
+  std::vector<pid_t> pids;  // the root and every descendant still alive
+  std::size_t resident_bytes = 0;
+};
+
+// The processes of a child: its descendants (found by parent links, so one that changed its
+// process group or session, as inside a sandbox, is still found) and the members of its process
+// group (so an orphan whose parent exited, reparented to init, is still found).
+TreeUsage tree_usage(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::map<pid_t, std::size_t> rss;
+  std::vector<pid_t> group;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (DIR* proc = ::opendir("/proc")) {
+    while (const dirent* e = ::readdir(proc)) {
+      const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+      if (pid <= 0) continue;
+      std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
+      std::string line;
+      if (!std::getline(stat, line)) continue;
+      // Fields after the command (which may hold spaces) start after the last ')'.
+      const auto close = line.rfind(')');
+      if (close == std::string::npos) continue;
+      char state = 0;
+      int ppid = 0, pgrp = 0;
+      std::sscanf(line.c_str() + close + 1, " %c %d %d", &state, &ppid, &pgrp);
+      if (state == 'Z') continue;  // a zombie holds no memory and will be reaped
+      children[ppid].push_back(pid);
+      if (pgrp == root && pid != root) group.push_back(pid);
+      std::ifstream statm("/proc/" + std::string(e->d_name) + "/statm");
+      std::size_t size = 0, resident = 0;
+      statm >> size >> resident;
+      rss[pid] = resident * static_cast<std::size_t>(page);
+    }
+    ::closedir(proc);
+  }
+  TreeUsage usage;
+  std::vector<pid_t> todo = group;
+  todo.push_back(root);
+  std::map<pid_t, bool> seen;
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    if (seen[p]) continue;
+    seen[p] = true;
+    usage.pids.push_back(p);
+    usage.resident_bytes += rss[p];
+    for (pid_t c : children[p]) todo.push_back(c);
+  }
+  return usage;
+}
+
+void kill_tree(pid_t root) {
+  // Stop first so nothing forks while we collect, then kill every process found, then the group.
+  const auto usage = tree_usage(root);
+  for (pid_t p : usage.pids) ::kill(p, SIGSTOP);
+  for (pid_t p : tree_usage(root).pids) ::kill(p, SIGKILL);
+  ::kill(-root, SIGKILL);
+}
+
+void set_limit(int resource, rlim_t value) {
+  const rlimit limit{value, value};
+  ::setrlimit(resource, &limit);
+}
+
+}  // namespace
 
 ProcessResult run_process(const ProcessOptions& options) {
   using clock = std::chrono::steady_clock;
@@ -36,10 +112,12 @@ ProcessResult run_process(const ProcessOptions& options) {
 
   // Build argv and envp before fork: after fork only async-signal-safe calls are allowed.
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    const std::string entry = *e;
-    const std::string key = entry.substr(0, entry.find('='));
-    if (!options.set_env.count(key)) env_strings.push_back(entry);
+  if (!options.clear_env) {
+    for (char** e = environ; *e; ++e) {
+      const std::string entry = *e;
+      const std::string key = entry.substr(0, entry.find('='));
+      if (!options.set_env.count(key)) env_strings.push_back(entry);
+    }
   }
   for (const auto& [k, v] : options.set_env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp, argv;
@@ -48,6 +126,9 @@ ProcessResult run_process(const ProcessOptions& options) {
   std::vector<std::string> args = options.argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // execvpe looks argv[0] up in the PATH of the grader's own environment, also when the child's
+  // environment is cleared.
+  const std::string program = args[0];
 
   int out_fd = -1;
   if (options.output_file) {
@@ -58,6 +139,14 @@ ProcessResult run_process(const ProcessOptions& options) {
       return result;
     }
   }
+  // The child's output comes through a pipe, so that the grader decides how much of it to keep.
+  int out_pipe[2] = {-1, -1};
+  if (out_fd >= 0 && ::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    result.failed_to_start = true;
+    result.start_error = std::strerror(errno);
+    ::close(out_fd);
+    return result;
+  }
   // A pipe that closes on a successful exec tells the parent whether exec worked.
   int status_pipe[2];
   if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
@@ -67,31 +156,41 @@ ProcessResult run_process(const ProcessOptions& options) {
     return result;
   }
   const std::string cwd = options.cwd ? options.cwd->string() : std::string();
+  const Limits limits = options.limits;
+  const bool root = ::geteuid() == 0;
 
   const auto started = clock::now();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group: the timeout kills everything it started
-    if (out_fd >= 0) {
-      ::dup2(out_fd, STDOUT_FILENO);
-      ::dup2(out_fd, STDERR_FILENO);
+    if (out_pipe[1] >= 0) {
+      ::dup2(out_pipe[1], STDOUT_FILENO);
+      ::dup2(out_pipe[1], STDERR_FILENO);
     }
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    set_limit(RLIMIT_CORE, 0);  // a crash must not litter core files
+    if (limits.cpu_seconds > 0) set_limit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpu_seconds + 1));
+    if (limits.file_bytes > 0) set_limit(RLIMIT_FSIZE, limits.file_bytes);
+    // RLIMIT_NPROC counts all of a user's processes and does not bind root: the watch below is
+    // the real limit, this one a second line of defence for ordinary users.
+    if (limits.max_processes > 0 && !root) set_limit(RLIMIT_NPROC, static_cast<rlim_t>(limits.max_processes) + 256);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
       const int err = errno;
       (void)!::write(status_pipe[1], &err, sizeof err);
       ::_exit(127);
     }
-    ::execvpe(argv[0], argv.data(), envp.data());
+    ::execvpe(program.c_str(), argv.data(), envp.data());
     const int err = errno;
     (void)!::write(status_pipe[1], &err, sizeof err);
     ::_exit(127);
   }
   ::close(status_pipe[1]);
-  if (out_fd >= 0) ::close(out_fd);
+  if (out_pipe[1] >= 0) ::close(out_pipe[1]);
   if (pid < 0) {
     ::close(status_pipe[0]);
+    if (out_fd >= 0) ::close(out_fd);
+    if (out_pipe[0] >= 0) ::close(out_pipe[0]);
     result.failed_to_start = true;
     result.start_error = std::string("fork: ") + std::strerror(errno);
     return result;
@@ -104,28 +203,68 @@ ProcessResult run_process(const ProcessOptions& options) {
   }
   ::close(status_pipe[0]);
 
+  std::size_t kept = 0;
+  const auto drain = [&] {
+    if (out_pipe[0] < 0) return;
+    char buffer[65536];
+    for (;;) {
+      const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+      if (n <= 0) break;
+      std::size_t keep = static_cast<std::size_t>(n);
+      if (limits.output_bytes > 0 && kept + keep > limits.output_bytes) {
+        keep = kept < limits.output_bytes ? limits.output_bytes - kept : 0;
+        result.output_truncated = true;
+      }
+      if (keep > 0) (void)!::write(out_fd, buffer, keep);
+      kept += keep;
+    }
+  };
+  if (out_pipe[0] >= 0) ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+
   int status = 0;
-  for (;;) {
+  const bool watch = limits.memory_bytes > 0 || limits.max_processes > 0;
+  for (int tick = 0;; ++tick) {
+    drain();
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) break;
     const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
+    bool kill_now = false;
     if (options.timeout_s > 0 && elapsed > options.timeout_s) {
       result.timed_out = true;
-      ::kill(-pid, SIGKILL);
+      kill_now = true;
+    }
+    if (watch && !kill_now) {
+      const auto usage = tree_usage(pid);
+      result.peak_memory_bytes = std::max(result.peak_memory_bytes, usage.resident_bytes);
+      result.peak_processes = std::max(result.peak_processes, static_cast<int>(usage.pids.size()));
+      if (limits.memory_bytes > 0 && usage.resident_bytes > limits.memory_bytes) result.memory_exceeded = kill_now = true;
+      if (limits.max_processes > 0 && static_cast<int>(usage.pids.size()) > limits.max_processes)
+        result.processes_exceeded = kill_now = true;
+    }
+    if (kill_now) {
+      kill_tree(pid);
       ::waitpid(pid, &status, 0);
       break;
     }
-    if (options.on_poll) options.on_poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (options.on_poll && tick % 10 == 0) options.on_poll();
+    // Poll quickly at first (most children are short), then every 100 ms.
+    std::this_thread::sleep_for(std::chrono::milliseconds(tick < 20 ? 10 : 100));
   }
-  // Whatever the child left behind in its group (a forked helper) goes too.
-  ::kill(-pid, SIGKILL);
+  // Whatever the child left behind (a forked helper) goes too.
+  kill_tree(pid);
+  drain();
+  if (out_pipe[0] >= 0) ::close(out_pipe[0]);
+  if (result.output_truncated && out_fd >= 0) {
+    const std::string note = "\n[output truncated: more than " + std::to_string(limits.output_bytes) + " bytes]\n";
+    (void)!::write(out_fd, note.data(), note.size());
+  }
+  if (out_fd >= 0) ::close(out_fd);
   result.seconds = std::chrono::duration<double>(clock::now() - started).count();
   if (options.on_poll) options.on_poll();
   if (result.failed_to_start) return result;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status) && !result.timed_out) result.signal = WTERMSIG(status);
+  if (WIFSIGNALED(status) && !result.killed_by_limit()) result.signal = WTERMSIG(status);
   return result;
 }
 

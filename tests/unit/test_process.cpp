@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using namespace grader;
 
@@ -90,4 +91,58 @@ TEST_CASE("tail_of_file keeps the end, from a line boundary", "[process]") {
   CHECK(tail.rfind("line ", 0) == 0);  // starts at a whole line
   CHECK(tail.size() <= 30);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("the memory watch kills a tree that holds too much memory", "[process][limits]") {
+  ProcessOptions o;
+  // The shell keeps 200 MB in a variable, then waits.
+  o.argv = {"sh", "-c", "x=$(head -c 200000000 /dev/zero | tr '\\0' a); sleep 30"};
+  o.limits.memory_bytes = 64u << 20;
+  o.timeout_s = 60;
+  const auto r = run_process(o);
+  CHECK(r.memory_exceeded);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.describe().find("memory limit") != std::string::npos);
+}
+
+TEST_CASE("the process watch kills a tree that forks too much, grandchildren included", "[process][limits]") {
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "for i in $(seq 40); do (sleep 30 &); done; sleep 30"};
+  o.limits.max_processes = 10;
+  o.timeout_s = 60;
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = run_process(o);
+  CHECK(r.processes_exceeded);
+  CHECK(r.describe().find("too many processes") != std::string::npos);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() < 20);
+}
+
+TEST_CASE("output beyond the limit is dropped and the cut is marked", "[process][limits]") {
+  const auto log = temp_path("big.log");
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "yes line | head -c 1000000"};
+  o.output_file = log;
+  o.limits.output_bytes = 1000;
+  const auto r = run_process(o);
+  CHECK(r.ok());
+  CHECK(r.output_truncated);
+  CHECK(std::filesystem::file_size(log) < 1200);
+  CHECK(tail_of_file(log, 200).find("[output truncated") != std::string::npos);
+  std::filesystem::remove(log);
+}
+
+TEST_CASE("a cleared environment holds only what was set", "[process]") {
+  const auto log = temp_path("env.log");
+  ::setenv("WORKBOOK_SECRET_FOR_TEST", "leak", 1);
+  ProcessOptions o;
+  o.argv = {"/usr/bin/env"};
+  o.clear_env = true;
+  o.set_env = {{"ONLY_THIS", "1"}};
+  o.output_file = log;
+  CHECK(run_process(o).ok());
+  std::ifstream in(log);
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  CHECK(all == "ONLY_THIS=1\n");
+  ::unsetenv("WORKBOOK_SECRET_FOR_TEST");
+  std::filesystem::remove(log);
 }

@@ -13,9 +13,22 @@
 
 namespace grader {
 
+// Limits on a child and everything it starts. The watched ones are checked about every 100 ms
+// over the whole process tree (a fork inside a fork is still counted), and exceeding one kills
+// the tree; the others are kernel resource limits set in the child before it starts.
+struct Limits {
+  double cpu_seconds = 0;        // RLIMIT_CPU, per process
+  std::size_t file_bytes = 0;    // RLIMIT_FSIZE: the largest file it may write
+  std::size_t memory_bytes = 0;  // watched: resident memory of the whole tree
+  int max_processes = 0;         // watched: processes in the tree (and RLIMIT_NPROC for non-root)
+  std::size_t output_bytes = 0;  // stdout and stderr kept in output_file; the rest is discarded
+};
+
 struct ProcessOptions {
   std::vector<std::string> argv;                     // argv[0] is looked up in PATH if relative
   std::map<std::string, std::string> set_env;        // added to (or replacing) the environment
+  bool clear_env = false;                            // start from an empty environment instead
+  Limits limits;                                     // 0 everywhere: no limit
   std::optional<std::filesystem::path> cwd;
   std::optional<std::filesystem::path> output_file;  // stdout and stderr together; else inherited
   double timeout_s = 0;                              // 0: no limit
@@ -27,10 +40,16 @@ struct ProcessResult {
   int exit_code = -1;  // when the child exited normally
   int signal = 0;      // when a signal killed it (SIGSEGV, SIGKILL ...)
   bool timed_out = false;
+  bool memory_exceeded = false;     // killed by the memory watch
+  bool processes_exceeded = false;  // killed by the process-count watch
+  bool output_truncated = false;
+  std::size_t peak_memory_bytes = 0;
+  int peak_processes = 0;
   bool failed_to_start = false;
   std::string start_error;
   double seconds = 0;
-  bool ok() const { return !timed_out && !failed_to_start && signal == 0 && exit_code == 0; }
+  bool killed_by_limit() const { return timed_out || memory_exceeded || processes_exceeded; }
+  bool ok() const { return !killed_by_limit() && !failed_to_start && signal == 0 && exit_code == 0; }
   std::string describe() const;  // "exited with 1", "killed by SIGSEGV (segmentation fault)" ...
 };
 
