@@ -1,0 +1,233 @@
+// coalescing benchmark (grader/labs/coalescing/bench.cpp): every reference kernel's achieved
+// bandwidth as a share of the device-to-device copy bandwidth measured in the same run.
+//
+//   coalescing-bench [n] [--csv FILE] [--explore]
+//
+// Three sections, each printed as a table and written to the CSV (column `section`):
+//   n      n x n (default 4096): the copy, the four add mappings and the transposes.
+//   16K    16384 x 16384: the copy and the four add mappings, so that one thread per row (or per
+//          column) means 16384 threads, as in DESIGN.md.
+//   sweep  one thread per row / per column with T threads, T = 2^10 .. 2^18, on matrices of
+//          2^26 elements (T x 2^26/T for per-row, 2^26/T x T for per-column), each also with
+//          its loads bypassing L1: when L1 hides the uncoalesced accesses, and when it cannot.
+// Bytes = bytes read + bytes written (add: 3 x 4 x M x N; transpose and copy: 2 x 4 x M x N).
+// The copy is cudaMemcpyAsync device to device, counted the same way. Every kernel's output is
+// checked against the CPU before it is timed; timing is the grader's (warm-up, L2 flushed
+// before every call, median of >= 10 calls).
+#include "bench_kernels.hpp"
+#include "coalescing.h"
+#include "workbook/compare.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_buffer.hpp"
+#include "workbook/device_query.hpp"
+#include "workbook/random.hpp"
+#include "workbook/stream.hpp"
+#include "workbook/timer.hpp"
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using workbook::DeviceBuffer;
+using AddFn = void (*)(const float*, const float*, float*, int, int, cudaStream_t);
+using TransposeFn = void (*)(const float*, float*, int, int, cudaStream_t);
+
+// Inputs on the host and the device, and the expected sum, for `count` elements. An add is
+// elementwise, so the expected C does not depend on the shape the same elements are viewed as.
+struct Workspace {
+  std::size_t count;
+  std::vector<float> hA, hB;
+  std::vector<double> sum;
+  DeviceBuffer<float> A, B, C;
+  explicit Workspace(std::size_t n)
+      : count(n), hA(workbook::random_floats(n, 1)), hB(workbook::random_floats(n, 2)), sum(n), A(hA), B(hB), C(n) {
+    for (std::size_t i = 0; i < n; ++i) sum[i] = double(hA[i]) + double(hB[i]);
+  }
+};
+
+struct Row {
+  std::string section, kernel;
+  int M, N;
+  double threads, bytes;
+  workbook::Timing t;
+};
+
+class Bench {
+public:
+  Bench(const workbook::DeviceInfo& device, const std::string& csv) : device_(device) {
+    options_.min_runs = 10;
+    options_.budget_s = 1.0;
+    if (!csv.empty()) {
+      out_.open(csv);
+      if (!out_) throw std::runtime_error("cannot write " + csv);
+      out_ << "section,kernel,M,N,threads,median_ms,min_ms,cv,gbs,percent_of_copy,gpu\n";
+    }
+  }
+
+  void section(const std::string& name, const std::string& title) {
+    section_ = name;
+    fmt::print("\n{}\n{:<40} {:>7} {:>7} {:>9} {:>10} {:>10} {:>6} {:>8} {:>8}\n", title, "kernel", "M", "N",
+               "threads", "median ms", "min ms", "cv %", "GB/s", "% copy");
+  }
+
+  // The copy bandwidth every later row of the section is a share of.
+  void copy(Workspace& w, int M, int N) {
+    const std::size_t bytes = std::size_t(M) * N * sizeof(float);
+    const auto t = workbook::time_gpu(
+        stream_, [&] { CUDA_CHECK(cudaMemcpyAsync(w.C.data(), w.A.data(), bytes, cudaMemcpyDeviceToDevice, stream_)); },
+        {}, {}, options_);
+    copy_gbs_ = 2.0 * bytes / (t.ms.median * 1e-3) / 1e9;
+    emit({section_, "copy (cudaMemcpyAsync D2D)", M, N, 0, 2.0 * bytes, t});
+  }
+
+  void add(Workspace& w, const std::string& name, int M, int N, double threads, const std::function<void()>& launch) {
+    w.C.poison(stream_);
+    launch();
+    stream_.synchronize();
+    const auto cmp = workbook::compare(w.C.download(), w.sum, M, N, {0, 1e-7});
+    if (!cmp.ok()) throw std::runtime_error(name + fmt::format(" ({}x{}) is wrong: ", M, N) + cmp.describe("C"));
+    emit({section_, name, M, N, threads, 3.0 * 4.0 * M * N, workbook::time_gpu(stream_, launch, {}, {}, options_)});
+  }
+
+  void transpose(Workspace& w, const std::string& name, int M, int N, const std::function<void()>& launch) {
+    std::vector<double> expected(std::size_t(M) * N);
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c) expected[std::size_t(c) * M + r] = w.hA[std::size_t(r) * N + c];
+    w.C.poison(stream_);
+    launch();
+    stream_.synchronize();
+    const auto cmp = workbook::compare(w.C.download(), expected, N, M, workbook::Tolerance::exact());
+    if (!cmp.ok()) throw std::runtime_error(name + " is wrong: " + cmp.describe("out"));
+    emit({section_, name, M, N, M * double(N) / 4, 2.0 * 4.0 * M * N, workbook::time_gpu(stream_, launch, {}, {}, options_)});
+  }
+
+  // Timed without a check (exploration only, for kernels that compute something else).
+  void unchecked(const std::string& name, int M, int N, double bytes, const std::function<void()>& launch) {
+    emit({section_, name, M, N, 0, bytes, workbook::time_gpu(stream_, launch, {}, {}, options_)});
+  }
+
+  cudaStream_t stream() const { return stream_; }
+
+private:
+  void emit(const Row& r) {
+    const double gbs = r.bytes / (r.t.ms.median * 1e-3) / 1e9;
+    const double pct = 100.0 * gbs / copy_gbs_;
+    fmt::print("{:<40} {:>7} {:>7} {:>9} {:>10.4f} {:>10.4f} {:>6.2f} {:>8.0f} {:>7.1f}%\n", r.kernel, r.M, r.N,
+               r.threads > 0 ? fmt::format("{:.0f}", r.threads) : "-", r.t.ms.median, r.t.ms.min, 100 * r.t.ms.cv, gbs,
+               pct);
+    std::fflush(stdout);
+    if (out_)
+      out_ << fmt::format("{},\"{}\",{},{},{:.0f},{:.5f},{:.5f},{:.4f},{:.1f},{:.2f},\"{}\"\n", r.section, r.kernel, r.M,
+                          r.N, r.threads, r.t.ms.median, r.t.ms.min, r.t.ms.cv, gbs, pct, device_.name);
+  }
+
+  workbook::DeviceInfo device_;
+  workbook::Stream stream_;
+  workbook::TimingOptions options_;
+  std::ofstream out_;
+  std::string section_;
+  double copy_gbs_ = 0;
+};
+
+void add_mappings(Bench& b, Workspace& w, int M, int N) {
+  const cudaStream_t s = b.stream();
+  const auto run = [&](AddFn f) { return [&w, f, M, N, s] { f(w.A.data(), w.B.data(), w.C.data(), M, N, s); }; };
+  b.add(w, "add_x_cols (element, x on columns)", M, N, M * double(N) / 4, run(coalescing::add_x_cols));
+  b.add(w, "add_x_rows (element, x on rows)", M, N, M * double(N), run(coalescing::add_x_rows));
+  b.add(w, "add_per_row (thread per row)", M, N, M, run(coalescing::add_per_row));
+  b.add(w, "add_per_column (thread per column)", M, N, N, run(coalescing::add_per_column));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  int n = 4096;
+  std::string csv;
+  bool explore = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
+    else if (std::strcmp(argv[i], "--explore") == 0) explore = true;
+    else n = std::stoi(argv[i]);
+  }
+  const auto device = workbook::query_device(0);
+  fmt::print("coalescing benchmark: bandwidth as a share of the device-to-device copy, float32\n"
+             "GPU: {} (sm_{}{}, {} SMs, {} MHz, L2 {} MiB, theoretical peak {:.0f} GB/s)\n",
+             device.name, device.cc_major, device.cc_minor, device.multiprocessors, device.sm_clock_khz / 1000,
+             device.l2_bytes >> 20, device.peak_bandwidth_gbs());
+  Bench b(device, csv);
+  const cudaStream_t s = b.stream();
+
+  if (explore) {  // design exploration for the reference (first H100 run)
+    Workspace w(std::size_t(n) * n);
+    b.section("explore", fmt::format("exploration, {} x {}", n, n));
+    b.copy(w, n, n);
+    const auto run = [&](AddFn f) { return [&w, f, n, s] { f(w.A.data(), w.B.data(), w.C.data(), n, n, s); }; };
+    b.add(w, "x_cols 1 per thread", n, n, 0, run(coalescing_bench::add_x_cols_1));
+    b.add(w, "x_cols 4 per thread (reference)", n, n, 0, run(coalescing::add_x_cols));
+    b.add(w, "x_cols 8 per thread", n, n, 0, run(coalescing_bench::add_x_cols_8));
+    b.add(w, "x_cols float4", n, n, 0, run(coalescing_bench::add_x_cols_vec4));
+    b.unchecked("copy kernel float4", n, n, 2.0 * 4 * n * n, run(coalescing_bench::copy_vec4));
+    for (int tr : {4, 16, 32})
+      b.transpose(w, fmt::format("padded BLOCK_ROWS {}", tr), n, n,
+                  [&w, tr, n, s] { coalescing_bench::transpose_padded_rows(w.A.data(), w.C.data(), n, n, tr, s); });
+    Workspace big(std::size_t(16384) * 16384);
+    b.copy(big, 16384, 16384);
+    for (int block : {32, 64, 128, 256}) {
+      b.add(big, fmt::format("per_row block {}", block), 16384, 16384, 0,
+            [&big, block, s] { coalescing_bench::add_per_row_block(big.A.data(), big.B.data(), big.C.data(), 16384, 16384, block, s); });
+      b.add(big, fmt::format("per_column block {}", block), 16384, 16384, 0,
+            [&big, block, s] { coalescing_bench::add_per_column_block(big.A.data(), big.B.data(), big.C.data(), 16384, 16384, block, s); });
+    }
+    return 0;
+  }
+
+  {  // n x n: every exercise
+    Workspace w(std::size_t(n) * n);
+    b.section("n", fmt::format("n = {}: {} x {} matrices", n, n, n));
+    b.copy(w, n, n);
+    add_mappings(b, w, n, n);
+    const auto run = [&](TransposeFn f) { return [&w, f, n, s] { f(w.A.data(), w.C.data(), n, n, s); }; };
+    b.transpose(w, "transpose_naive", n, n, run(coalescing::transpose_naive));
+    b.transpose(w, "transpose_naive, strided reads (variant)", n, n, run(coalescing_bench::transpose_naive_strided_reads));
+    b.transpose(w, "transpose_tiled", n, n, run(coalescing::transpose_tiled));
+    b.transpose(w, "transpose_padded", n, n, run(coalescing::transpose_padded));
+  }
+  {  // 16K threads for one thread per row / per column
+    const int m = 16384;
+    Workspace w(std::size_t(m) * m);
+    b.section("16K", fmt::format("{} x {}: one thread per row or per column is {} threads", m, m, m));
+    b.copy(w, m, m);
+    add_mappings(b, w, m, m);
+    b.add(w, "add_per_row, loads bypass L1 (variant)", m, m, m,
+          [&w, m, s] { coalescing_bench::add_per_row_no_l1(w.A.data(), w.B.data(), w.C.data(), m, m, s); });
+    b.add(w, "add_per_column, loads bypass L1 (variant)", m, m, m,
+          [&w, m, s] { coalescing_bench::add_per_column_no_l1(w.A.data(), w.B.data(), w.C.data(), m, m, s); });
+  }
+  {  // the sweep: T threads, 2^26 elements
+    const int total_log2 = 26;
+    Workspace w(std::size_t(1) << total_log2);
+    b.section("sweep", "one thread per row / per column, T threads, 2^26 elements (256 MiB per matrix)");
+    b.copy(w, 1 << 13, 1 << 13);
+    for (int t_log2 = 10; t_log2 <= 18; ++t_log2) {
+      const int T = 1 << t_log2, L = 1 << (total_log2 - t_log2);
+      const auto f = [&w, s](AddFn fn, int M, int N) { return [&w, s, fn, M, N] { fn(w.A.data(), w.B.data(), w.C.data(), M, N, s); }; };
+      b.add(w, "per_row", T, L, T, f(coalescing::add_per_row, T, L));
+      b.add(w, "per_row, no L1", T, L, T, f(coalescing_bench::add_per_row_no_l1, T, L));
+      b.add(w, "per_column", L, T, T, f(coalescing::add_per_column, L, T));
+      b.add(w, "per_column, no L1", L, T, T, f(coalescing_bench::add_per_column_no_l1, L, T));
+    }
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "coalescing-bench: %s\n", e.what());
+  return 1;
+}

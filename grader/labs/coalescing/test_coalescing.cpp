@@ -1,0 +1,493 @@
+// The grader's tests for coalescing. The same file builds against labs/coalescing (what a
+// student runs) and against solutions/coalescing (what the project's own tests require to
+// pass). Tags: one per exercise ([add_x_cols] ... [transpose_padded]) x [correctness] [static]
+// [performance].
+//
+// Bandwidth: bytes read + bytes written over the median time (add: 3 x 4 x M x N bytes,
+// transpose: 2 x 4 x M x N). The yardstick is the device-to-device copy (cudaMemcpyAsync) of
+// one M x N matrix, measured in the same run, its bytes counted the same way (read + written).
+#include "coalescing.h"
+#include "grader/baseline_cache.hpp"
+#include "grader/grading.hpp"
+#include "grader/static_check.hpp"
+#include "reference.hpp"
+#include "sequential.hpp"
+#include "workbook/compare.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/guarded_buffer.hpp"
+#include "workbook/random.hpp"
+#include "workbook/stream.hpp"
+#include "workbook/timer.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using grader::CaseResult;
+using grader::Outcome;
+using workbook::DeviceBuffer;
+using workbook::GuardedBuffer;
+
+struct Shape {
+  int M, N;  // rows, columns (of A, B, C, and of the transpose's input)
+  std::string str() const { return std::to_string(M) + "x" + std::to_string(N); }
+  std::size_t count() const { return std::size_t(M) * N; }
+};
+
+// DESIGN.md's awkward shapes: 1x1, a multiple of 32, sizes that are multiples of nothing,
+// primes, a single row and a single column, tall and wide, and one large size.
+const Shape kShapes[] = {
+    {1, 1},    {32, 32},   {33, 17},     {127, 131},   {1, 1000},
+    {1000, 1}, {5000, 7},  {7, 5000},    {1023, 1025}, {3001, 2003},
+};
+
+bool is_large(const Shape& s) { return s.count() > 1000000; }
+
+// ---- inputs and references -------------------------------------------------------------------
+
+struct AddProblem {
+  Shape shape;
+  std::vector<float> A, B;
+  std::vector<double> C;  // the exact sum
+};
+
+struct TransposeProblem {
+  Shape shape;  // of the input
+  std::vector<float> in;
+  std::vector<double> out;  // N x M
+};
+
+// Seeds: one stream per input of each case, so each case's inputs are fixed by the seed alone.
+std::uint64_t case_stream(const Shape& s, int repeat, int which) {
+  return ((std::uint64_t(s.M) * 1000003u + s.N) * 7919u + repeat) * 4u + which;
+}
+
+// Cached: the four add mappings share their problems, and so do the three transposes.
+const AddProblem& add_problem(const Shape& s, int repeat) {
+  static std::map<std::tuple<int, int, int>, AddProblem> cache;
+  const auto key = std::make_tuple(s.M, s.N, repeat);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  AddProblem p;
+  p.shape = s;
+  p.A = workbook::random_floats(s.count(), workbook::derive_seed(grading::seed(), case_stream(s, repeat, 0)));
+  p.B = workbook::random_floats(s.count(), workbook::derive_seed(grading::seed(), case_stream(s, repeat, 1)));
+  p.C = coalescing_grading::reference_add(p.A, p.B);
+  return cache.emplace(key, std::move(p)).first->second;
+}
+
+const TransposeProblem& transpose_problem(const Shape& s, int repeat) {
+  static std::map<std::tuple<int, int, int>, TransposeProblem> cache;
+  const auto key = std::make_tuple(s.M, s.N, repeat);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  TransposeProblem p;
+  p.shape = s;
+  // Distinct random values: an element moved to the wrong place cannot match by accident.
+  p.in = workbook::random_floats(s.count(), workbook::derive_seed(grading::seed(), case_stream(s, repeat, 2)));
+  p.out = coalescing_grading::reference_transpose(p.in, s.M, s.N);
+  return cache.emplace(key, std::move(p)).first->second;
+}
+
+// A float addition is correctly rounded: the kernel's A + B is within half an ulp of the exact
+// sum (relative error <= FLT_EPSILON / 2). Anything else, a wrong element or NaN, is far out.
+const workbook::Tolerance kAddTolerance{0.0, FLT_EPSILON};
+// A transpose only moves data: the result must match bit for bit.
+const workbook::Tolerance kTransposeTolerance = workbook::Tolerance::exact();
+
+using AddLauncher = std::function<void(const float*, const float*, float*, int, int, cudaStream_t)>;
+using TransposeLauncher = std::function<void(const float*, float*, int, int, cudaStream_t)>;
+
+// "C[0][0]: expected 0.25, got nan; ...", plus a pointer to the TODOs when the kernel wrote
+// nothing at all (every element still holds the NaN poison): the usual first report.
+std::string describe_wrong(const workbook::Comparison& cmp, const std::vector<float>& got, const std::string& name,
+                           const std::string& exercise) {
+  std::string detail = cmp.describe(name);
+  if (std::all_of(got.begin(), got.end(), [](float x) { return std::isnan(x); }))
+    detail += "; nothing was written to " + name + ": see the TODO(" + exercise + ") steps in coalescing.cu";
+  return detail;
+}
+
+// One call of the kernel on fresh device copies of the problem; the verdict goes into `r`.
+void run_add_once(const AddProblem& p, const AddLauncher& launch, CaseResult& r) {
+  const Shape& s = p.shape;
+  workbook::Stream stream;
+  DeviceBuffer<float> A(p.A), B(p.B);
+  GuardedBuffer<float> C(s.count());
+  C.poison(stream);
+  launch(A.data(), B.data(), C.data(), s.M, s.N, stream);
+  stream.synchronize();
+  const auto got = C.download();
+  const auto cmp = workbook::compare(got, p.C, s.M, s.N, kAddTolerance);
+  r.metrics = {{"M", s.M}, {"N", s.N}, {"wrong", cmp.wrong}};
+  if (!cmp.ok()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = describe_wrong(cmp, got, "C", r.exercise);
+  } else if (!C.intact_guards()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "wrote outside C (memory just before or after C changed): check row < M and col < N";
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+}
+
+void run_transpose_once(const TransposeProblem& p, const TransposeLauncher& launch, CaseResult& r) {
+  const Shape& s = p.shape;
+  workbook::Stream stream;
+  DeviceBuffer<float> in(p.in);
+  GuardedBuffer<float> out(s.count());
+  out.poison(stream);
+  launch(in.data(), out.data(), s.M, s.N, stream);
+  stream.synchronize();
+  const auto got = out.download();
+  const auto cmp = workbook::compare(got, p.out, s.N, s.M, kTransposeTolerance);  // out is N x M
+  r.metrics = {{"M", s.M}, {"N", s.N}, {"wrong", cmp.wrong}};
+  if (!cmp.ok()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = describe_wrong(cmp, got, "out", r.exercise) + " (out is N x M: out[col][row] = in[row][col])";
+  } else if (!out.intact_guards()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "wrote outside out (memory just before or after it changed): check the bounds of every store";
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+}
+
+// Every shape; all but the large one twice on fresh inputs, so that a race (a missing
+// __syncthreads() in a tiled transpose) that gets lucky once is caught the next time.
+int correctness_cases() {
+  int n = 0;
+  for (const Shape& s : kShapes) n += is_large(s) ? 1 : 2;
+  return n;
+}
+
+template <class Run>
+void check_correctness(const std::string& exercise, const Run& run) {
+  grading::plan(exercise, "correctness", correctness_cases());
+  for (const Shape& s : kShapes)
+    for (int repeat = 0; repeat < (is_large(s) ? 1 : 2); ++repeat)
+      GRADE_CASE(exercise, "correctness", s.str() + (repeat ? " #2" : ""), [&](CaseResult& r) { run(s, repeat, r); });
+}
+
+void check_add(const std::string& exercise, const AddLauncher& launch) {
+  check_correctness(exercise, [&](const Shape& s, int repeat, CaseResult& r) {
+    run_add_once(add_problem(s, repeat), launch, r);
+  });
+}
+
+void check_transpose(const std::string& exercise, const TransposeLauncher& launch) {
+  check_correctness(exercise, [&](const Shape& s, int repeat, CaseResult& r) {
+    run_transpose_once(transpose_problem(s, repeat), launch, r);
+  });
+}
+
+// ---- static checks ---------------------------------------------------------------------------
+
+void check_uses_shared(const std::string& exercise, const std::string& kernel) {
+  GRADE_CASE(exercise, "static", kernel + " declares a __shared__ tile", [&](CaseResult& r) {
+    const auto path = grading::source_file("coalescing.cu");
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string body = grader::function_body(text.str(), kernel);
+    if (body.empty()) {
+      r.outcome = Outcome::Incorrect;
+      r.detail = "no definition of " + kernel + " found in coalescing.cu (keep the starter's kernel name)";
+    } else if (!grader::code_uses(body, "__shared__")) {
+      r.outcome = Outcome::Incorrect;
+      r.detail = kernel + " declares no __shared__ array: the tile belongs in shared memory";
+    } else {
+      r.outcome = Outcome::Passed;
+    }
+  });
+}
+
+// ---- performance -----------------------------------------------------------------------------
+
+Shape perf_shape() {
+  const auto size = grading::config().int_list("performance.size");
+  if (size.size() != 2) throw grader::ConfigError("performance.size must be [M, N]");
+  return {size[0], size[1]};
+}
+
+double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+double add_bytes(const Shape& s) { return 3.0 * sizeof(float) * s.count(); }        // read A, B; write C
+double transpose_bytes(const Shape& s) { return 2.0 * sizeof(float) * s.count(); }  // read in; write out
+
+// The yardstick: cudaMemcpyAsync device to device of one M x N float matrix, timed like every
+// kernel (warm-up, L2 flushed before each call, median), bytes read + written. Measured once
+// per run; its result is checked too.
+double copy_gbs() {
+  static std::optional<double> measured;
+  if (measured) return *measured;
+  const Shape s = perf_shape();
+  const std::size_t bytes = s.count() * sizeof(float);
+  const auto src_host = workbook::random_floats(s.count(), workbook::derive_seed(grading::seed(), 99));
+  workbook::Stream stream;
+  DeviceBuffer<float> src(src_host), dst(s.count());
+  const auto t = workbook::time_gpu(
+      stream, [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream)); },
+      {}, {}, grading::timing_options());
+  if (dst.download() != src_host) throw std::runtime_error("the device-to-device copy gave a wrong result");
+  measured = gbs(2.0 * bytes, t.ms.median);
+  std::cout << "  copy bandwidth (cudaMemcpyAsync D2D, " << s.str() << ", read + written): " << *measured
+            << " GB/s, median " << t.ms.median << " ms" << std::endl;
+  return *measured;
+}
+
+struct Measured {
+  workbook::Timing timing;
+  double bytes = 0;
+  std::size_t wrong_calls = 0;  // timed calls whose output was wrong
+  std::string first_wrong;
+};
+
+// Times a kernel at the performance size: every call (warm-up and timed) writes into a
+// poisoned output that is checked afterwards, so a kernel cannot be fast by being wrong.
+Measured measure_add(const std::string& exercise, const AddLauncher& launch) {
+  const Shape s = perf_shape();
+  const AddProblem& p = add_problem(s, 0);
+  workbook::Stream stream;
+  DeviceBuffer<float> A(p.A), B(p.B), C(s.count());
+  Measured m;
+  m.bytes = add_bytes(s);
+  m.timing = workbook::time_gpu(
+      stream, [&] { launch(A.data(), B.data(), C.data(), s.M, s.N, stream); }, [&] { C.poison(stream); },
+      [&] {
+        const auto got = C.download();
+        const auto cmp = workbook::compare(got, p.C, s.M, s.N, kAddTolerance);
+        if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = describe_wrong(cmp, got, "C", exercise);
+      },
+      grading::timing_options());
+  return m;
+}
+
+Measured measure_transpose(const std::string& exercise, const TransposeLauncher& launch) {
+  const Shape s = perf_shape();
+  const TransposeProblem& p = transpose_problem(s, 0);
+  workbook::Stream stream;
+  DeviceBuffer<float> in(p.in), out(s.count());
+  Measured m;
+  m.bytes = transpose_bytes(s);
+  m.timing = workbook::time_gpu(
+      stream, [&] { launch(in.data(), out.data(), s.M, s.N, stream); }, [&] { out.poison(stream); },
+      [&] {
+        const auto got = out.download();
+        const auto cmp = workbook::compare(got, p.out, s.N, s.M, kTransposeTolerance);
+        if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = describe_wrong(cmp, got, "out", exercise);
+      },
+      grading::timing_options());
+  return m;
+}
+
+// One measurement per exercise, shared by its cases (the copy share and the speedup).
+const Measured& measured(const std::string& exercise, const std::function<Measured()>& measure) {
+  static std::map<std::string, Measured> cache;
+  if (auto it = cache.find(exercise); it != cache.end()) return it->second;
+  return cache.emplace(exercise, measure()).first->second;
+}
+
+double baseline_ms(const std::string& what, const std::function<void(const Shape&)>& run_sequential) {
+  const Shape s = perf_shape();
+  const auto t = grader::cached_baseline(
+      "coalescing/sequential-" + what + "/" + s.str(),
+      [&] {
+        const auto timing = workbook::time_host([&] { run_sequential(s); }, 3, 3.0, 1);
+        return grader::BaselineTime{timing.ms.median, timing.ms.min, timing.ms.cv, timing.ms.count, false};
+      },
+      [](const std::string& msg) { std::cout << "  " << msg << std::endl; });
+  return t.median_ms;
+}
+
+double add_baseline_ms() {
+  return baseline_ms("add", [](const Shape& s) {
+    const AddProblem& p = add_problem(s, 0);
+    std::vector<float> C(s.count());
+    coalescing_grading::sequential_add(p.A.data(), p.B.data(), C.data(), s.M, s.N);
+  });
+}
+
+double transpose_baseline_ms() {
+  return baseline_ms("transpose", [](const Shape& s) {
+    const TransposeProblem& p = transpose_problem(s, 0);
+    std::vector<float> out(s.count());
+    coalescing_grading::sequential_transpose(p.in.data(), out.data(), s.M, s.N);
+  });
+}
+
+// The numbers every performance case reports (the JSON report keeps them all).
+void timing_metrics(const Measured& m, CaseResult& r) {
+  const Shape s = perf_shape();
+  const double med = m.timing.ms.median;
+  r.metrics = {{"M", s.M},
+               {"N", s.N},
+               {"median_ms", med},
+               {"min_ms", m.timing.ms.min},
+               {"cv", m.timing.ms.cv},
+               {"runs", m.timing.ms.count},
+               {"bandwidth_gbs", gbs(m.bytes, med)},
+               {"copy_gbs", copy_gbs()},
+               {"copy_fraction", gbs(m.bytes, med) / copy_gbs()}};
+}
+
+// A wrong result is never fast: it is incorrect, whatever its time.
+bool wrong_verdict(const Measured& m, CaseResult& r) {
+  if (m.wrong_calls == 0) return false;
+  r.outcome = Outcome::Incorrect;
+  r.detail = std::to_string(m.wrong_calls) + " of " +
+             std::to_string(m.timing.ms.count + grading::timing_options().warmup) +
+             " calls (warm-up and timed) gave a wrong result, first: " + m.first_wrong;
+  return true;
+}
+
+// Speedup = sequential baseline median / kernel median, against exercises.<ex>.min_speedup.
+void speedup_case(const std::string& exercise, const std::function<Measured()>& measure,
+                  const std::function<double()>& baseline) {
+  GRADE_CASE(exercise, "performance", "speedup at " + perf_shape().str(), [&](CaseResult& r) {
+    const Measured& m = measured(exercise, measure);
+    const double base_ms = baseline();
+    const double min_speedup = grading::config().require_number("exercises." + exercise + ".min_speedup");
+    timing_metrics(m, r);
+    const double speedup = base_ms / m.timing.ms.median;
+    r.metrics["baseline_ms"] = base_ms;
+    r.metrics["speedup"] = speedup;
+    r.metrics["min_speedup"] = min_speedup;
+    if (wrong_verdict(m, r)) return;
+    if (speedup >= min_speedup) {
+      r.outcome = Outcome::Passed;
+      return;
+    }
+    r.outcome = Outcome::TooSlow;
+    std::ostringstream d;
+    d.precision(3);
+    d << "median " << m.timing.ms.median << " ms is " << speedup << "x the sequential baseline (" << base_ms
+      << " ms); needs " << min_speedup << "x, i.e. at most " << base_ms / min_speedup << " ms";
+    r.detail = d.str();
+  });
+}
+
+// Achieved bandwidth / copy bandwidth, against exercises.<ex>.min_copy_fraction. The report
+// shows the share as "0.93x (needs >= 0.70x)".
+void copy_share_case(const std::string& exercise, const std::function<Measured()>& measure) {
+  GRADE_CASE(exercise, "performance", "share of copy at " + perf_shape().str(), [&](CaseResult& r) {
+    const Measured& m = measured(exercise, measure);
+    const double min_fraction = grading::config().require_number("exercises." + exercise + ".min_copy_fraction");
+    timing_metrics(m, r);
+    const double fraction = r.metrics["copy_fraction"].get<double>();
+    r.metrics["ratio"] = fraction;
+    r.metrics["min_ratio"] = min_fraction;
+    if (wrong_verdict(m, r)) return;
+    if (fraction >= min_fraction) {
+      r.outcome = Outcome::Passed;
+      return;
+    }
+    r.outcome = Outcome::TooSlow;
+    std::ostringstream d;
+    d.precision(3);
+    d << gbs(m.bytes, m.timing.ms.median) << " GB/s is " << 100 * fraction << "% of the copy bandwidth ("
+      << copy_gbs() << " GB/s); needs " << 100 * min_fraction << "%, i.e. a median of at most "
+      << m.timing.ms.median * fraction / min_fraction << " ms";
+    r.detail = d.str();
+  });
+}
+
+std::function<Measured()> add_timing(const std::string& exercise, const AddLauncher& launch) {
+  return [=] { return measure_add(exercise, launch); };
+}
+std::function<Measured()> transpose_timing(const std::string& exercise, const TransposeLauncher& launch) {
+  return [=] { return measure_transpose(exercise, launch); };
+}
+
+}  // namespace
+
+// ---- Part 1: matrix add ------------------------------------------------------------------------
+
+TEST_CASE("add_x_cols: correct on every shape", "[add_x_cols][correctness]") {
+  check_add("add_x_cols", coalescing::add_x_cols);
+}
+
+TEST_CASE("add_x_cols: share of the copy bandwidth, speedup over the sequential baseline",
+          "[add_x_cols][performance]") {
+  grading::plan("add_x_cols", "performance", 2);
+  const auto timing = add_timing("add_x_cols", coalescing::add_x_cols);
+  copy_share_case("add_x_cols", timing);
+  speedup_case("add_x_cols", timing, add_baseline_ms);
+}
+
+TEST_CASE("add_x_rows: correct on every shape", "[add_x_rows][correctness]") {
+  check_add("add_x_rows", coalescing::add_x_rows);
+}
+
+TEST_CASE("add_x_rows: speedup over the sequential baseline (lenient)", "[add_x_rows][performance]") {
+  speedup_case("add_x_rows", add_timing("add_x_rows", coalescing::add_x_rows), add_baseline_ms);
+}
+
+TEST_CASE("add_per_row: correct on every shape", "[add_per_row][correctness]") {
+  check_add("add_per_row", coalescing::add_per_row);
+}
+
+TEST_CASE("add_per_row: speedup over the sequential baseline (lenient)", "[add_per_row][performance]") {
+  speedup_case("add_per_row", add_timing("add_per_row", coalescing::add_per_row), add_baseline_ms);
+}
+
+TEST_CASE("add_per_column: correct on every shape", "[add_per_column][correctness]") {
+  check_add("add_per_column", coalescing::add_per_column);
+}
+
+TEST_CASE("add_per_column: speedup over the sequential baseline (lenient)", "[add_per_column][performance]") {
+  speedup_case("add_per_column", add_timing("add_per_column", coalescing::add_per_column), add_baseline_ms);
+}
+
+// ---- Part 2: transpose -------------------------------------------------------------------------
+
+TEST_CASE("transpose_naive: correct on every shape", "[transpose_naive][correctness]") {
+  check_transpose("transpose_naive", coalescing::transpose_naive);
+}
+
+TEST_CASE("transpose_naive: speedup over the sequential baseline (lenient)", "[transpose_naive][performance]") {
+  speedup_case("transpose_naive", transpose_timing("transpose_naive", coalescing::transpose_naive),
+               transpose_baseline_ms);
+}
+
+TEST_CASE("transpose_tiled: correct on every shape", "[transpose_tiled][correctness]") {
+  check_transpose("transpose_tiled", coalescing::transpose_tiled);
+}
+
+TEST_CASE("transpose_tiled: stages the tile in shared memory", "[transpose_tiled][static]") {
+  check_uses_shared("transpose_tiled", "transposeTiledKernel");
+}
+
+TEST_CASE("transpose_tiled: speedup over the sequential baseline (lenient)", "[transpose_tiled][performance]") {
+  speedup_case("transpose_tiled", transpose_timing("transpose_tiled", coalescing::transpose_tiled),
+               transpose_baseline_ms);
+}
+
+TEST_CASE("transpose_padded: correct on every shape", "[transpose_padded][correctness]") {
+  check_transpose("transpose_padded", coalescing::transpose_padded);
+}
+
+TEST_CASE("transpose_padded: stages the tile in shared memory", "[transpose_padded][static]") {
+  check_uses_shared("transpose_padded", "transposePaddedKernel");
+}
+
+TEST_CASE("transpose_padded: share of the copy bandwidth, speedup over the sequential baseline",
+          "[transpose_padded][performance]") {
+  grading::plan("transpose_padded", "performance", 2);
+  const auto timing = transpose_timing("transpose_padded", coalescing::transpose_padded);
+  copy_share_case("transpose_padded", timing);
+  speedup_case("transpose_padded", timing, transpose_baseline_ms);
+}

@@ -1,0 +1,191 @@
+// coalescing: reference solution.
+//
+// Part 1 adds two matrices with four thread mappings, the course notes' experiment; part 2 is the
+// transpose ladder of Harris, "An Efficient Matrix Transpose in CUDA C/C++" (TILE_DIM,
+// BLOCK_ROWS), and PMPP's chapter on memory coalescing. Every matrix is row-major: element
+// [row][col] of an M x N matrix is at [row * N + col].
+//
+// The pointers are __restrict__: A, B and C never overlap, and saying so lets the compiler issue
+// a thread's loads before its earlier stores, so several loads are in flight at once.
+#include "coalescing.h"
+
+#include "workbook/cuda_check.hpp"
+
+#include <cstddef>
+
+namespace coalescing {
+namespace {
+
+// Blocks needed to cover `a` items, `b` per block: rounded up, so the edge is covered too.
+__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// =============================================================================================
+// Part 1: matrix add, C = A + B
+// =============================================================================================
+
+// 2D blocks of 32 x 8 threads: threadIdx.x runs 0..31, so a warp is one "row" of the block
+// (a fixed threadIdx.y, all 32 values of threadIdx.x). Which matrix direction x runs along
+// decides whether a warp's 32 accesses are neighbours in memory.
+constexpr int BLOCK_X = 32;
+constexpr int BLOCK_Y = 8;
+
+// add_x_cols: each thread adds COLS_PER_THREAD elements of one row, BLOCK_X columns apart.
+constexpr int COLS_PER_THREAD = 4;
+
+// add_per_row / add_per_column: 1D blocks. With only M (or N) threads in all, small blocks
+// spread them over more SMs: 16384 threads make 256 blocks of 64, two per SM on an H100.
+constexpr int LINE_BLOCK = 64;
+
+// x on the columns: the 32 threads of a warp have consecutive col, so each of their loads and
+// stores covers 32 consecutive floats of one row, 128 bytes: one coalesced access. Each thread
+// handles COLS_PER_THREAD such columns (col0, col0 + 32, col0 + 64, ...) so that it has
+// 2 * COLS_PER_THREAD independent loads in flight: enough bytes in flight to keep HBM busy.
+__global__ void addXColsKernel(const float* __restrict__ A, const float* __restrict__ B,
+                               float* __restrict__ C, int M, int N) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col0 = blockIdx.x * (blockDim.x * COLS_PER_THREAD) + threadIdx.x;
+  if (row >= M) return;
+  const std::size_t rowStart = static_cast<std::size_t>(row) * N;
+#pragma unroll
+  for (int k = 0; k < COLS_PER_THREAD; ++k) {
+    const int col = col0 + k * blockDim.x;
+    if (col < N) C[rowStart + col] = A[rowStart + col] + B[rowStart + col];
+  }
+}
+
+// x on the rows: the 32 threads of a warp have consecutive row and the same col, so their
+// addresses are N floats apart. Each load or store of the warp touches 32 different 32-byte
+// sectors and uses 4 bytes of each.
+__global__ void addXRowsKernel(const float* __restrict__ A, const float* __restrict__ B,
+                               float* __restrict__ C, int M, int N) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  const int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N) {
+    const std::size_t i = static_cast<std::size_t>(row) * N + col;
+    C[i] = A[i] + B[i];
+  }
+}
+
+// One thread per row: at every step of the loop the warp's 32 threads read column col of 32
+// different rows, N floats apart (uncoalesced). But the next 31 steps read the rest of the same
+// 128-byte lines: if those lines are still in the L1 cache, only the first step pays.
+__global__ void addPerRowKernel(const float* __restrict__ A, const float* __restrict__ B,
+                                float* __restrict__ C, int M, int N) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M) return;
+  const std::size_t rowStart = static_cast<std::size_t>(row) * N;
+  for (int col = 0; col < N; ++col) C[rowStart + col] = A[rowStart + col] + B[rowStart + col];
+}
+
+// One thread per column: at every step the warp's 32 threads read 32 consecutive columns of
+// one row (coalesced), then move down a row. Few threads, but every access is a full line.
+__global__ void addPerColumnKernel(const float* __restrict__ A, const float* __restrict__ B,
+                                   float* __restrict__ C, int M, int N) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col >= N) return;
+  for (int row = 0; row < M; ++row) {
+    const std::size_t i = static_cast<std::size_t>(row) * N + col;
+    C[i] = A[i] + B[i];
+  }
+}
+
+// =============================================================================================
+// Part 2: transpose, out (N x M) = in (M x N) transposed
+// =============================================================================================
+
+// A block of TILE_DIM x BLOCK_ROWS threads moves one TILE_DIM x TILE_DIM tile: each thread
+// handles TILE_DIM / BLOCK_ROWS = 4 elements, BLOCK_ROWS rows apart.
+constexpr int TILE_DIM = 32;
+constexpr int BLOCK_ROWS = 8;
+
+// Naive: read in[row][col] with x along the columns of in (coalesced), write out[col][row]
+// directly. Neighbouring threads write addresses M floats apart: every store is scattered.
+__global__ void transposeNaiveKernel(const float* __restrict__ in, float* __restrict__ out, int M, int N) {
+  const int col = blockIdx.x * TILE_DIM + threadIdx.x;
+  const int row = blockIdx.y * TILE_DIM + threadIdx.y;
+  if (col >= N) return;  // no barrier in this kernel: threads past the edge may leave
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (row + j < M) out[static_cast<std::size_t>(col) * M + row + j] = in[static_cast<std::size_t>(row + j) * N + col];
+}
+
+// Tiled: the block reads a tile of in row by row (coalesced) into shared memory, then writes
+// the transposed tile to out row by row (coalesced). The transposition itself happens in shared
+// memory: threads read the tile down its columns, tile[threadIdx.x][...].
+__global__ void transposeTiledKernel(const float* __restrict__ in, float* __restrict__ out, int M, int N) {
+  __shared__ float tile[TILE_DIM][TILE_DIM];
+
+  // This block's tile of in: rows blockIdx.y * TILE_DIM .., columns blockIdx.x * TILE_DIM ..
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;  // column of in
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;  // row of in
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (y + j < M && x < N) tile[threadIdx.y + j][threadIdx.x] = in[static_cast<std::size_t>(y + j) * N + x];
+
+  __syncthreads();  // the whole tile is in shared memory before anyone reads it transposed
+
+  // The same tile in out sits at the mirrored place: its rows are in's columns. Swap the
+  // block indices, keep x on the fast (column) index of out, so the stores are coalesced too.
+  x = blockIdx.y * TILE_DIM + threadIdx.x;  // column of out = row of in
+  y = blockIdx.x * TILE_DIM + threadIdx.y;  // row of out = column of in
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (y + j < N && x < M) out[static_cast<std::size_t>(y + j) * M + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// Padded: the same kernel with one extra column in the tile. Shared memory has 32 banks of
+// 4 bytes; element [r][c] of a TILE_DIM-wide float tile lives in bank (r * 32 + c) % 32 = c, so
+// the 32 threads of a warp reading tile[threadIdx.x][k] (one column) all hit bank k: a 32-way
+// conflict, served one thread at a time. With rows of 33 floats, [r][c] lives in bank
+// (r * 33 + c) % 32 = (r + c) % 32: a column spreads over all 32 banks, one access.
+__global__ void transposePaddedKernel(const float* __restrict__ in, float* __restrict__ out, int M, int N) {
+  __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (y + j < M && x < N) tile[threadIdx.y + j][threadIdx.x] = in[static_cast<std::size_t>(y + j) * N + x];
+
+  __syncthreads();
+
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (y + j < N && x < M) out[static_cast<std::size_t>(y + j) * M + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// All three transposes use the same grid: one block per tile of in, x over its columns.
+dim3 transposeGrid(int M, int N) { return dim3(ceil_div(N, TILE_DIM), ceil_div(M, TILE_DIM)); }
+
+}  // namespace
+
+void add_x_cols(const float* A, const float* B, float* C, int M, int N, cudaStream_t stream) {
+  const dim3 block(BLOCK_X, BLOCK_Y);
+  const dim3 grid(ceil_div(N, BLOCK_X * COLS_PER_THREAD), ceil_div(M, BLOCK_Y));
+  CUDA_CHECK_LAUNCH(addXColsKernel<<<grid, block, 0, stream>>>(A, B, C, M, N));
+}
+
+void add_x_rows(const float* A, const float* B, float* C, int M, int N, cudaStream_t stream) {
+  const dim3 block(BLOCK_X, BLOCK_Y);
+  const dim3 grid(ceil_div(M, BLOCK_X), ceil_div(N, BLOCK_Y));  // x covers the rows now
+  CUDA_CHECK_LAUNCH(addXRowsKernel<<<grid, block, 0, stream>>>(A, B, C, M, N));
+}
+
+void add_per_row(const float* A, const float* B, float* C, int M, int N, cudaStream_t stream) {
+  CUDA_CHECK_LAUNCH(addPerRowKernel<<<ceil_div(M, LINE_BLOCK), LINE_BLOCK, 0, stream>>>(A, B, C, M, N));
+}
+
+void add_per_column(const float* A, const float* B, float* C, int M, int N, cudaStream_t stream) {
+  CUDA_CHECK_LAUNCH(addPerColumnKernel<<<ceil_div(N, LINE_BLOCK), LINE_BLOCK, 0, stream>>>(A, B, C, M, N));
+}
+
+void transpose_naive(const float* in, float* out, int M, int N, cudaStream_t stream) {
+  CUDA_CHECK_LAUNCH(transposeNaiveKernel<<<transposeGrid(M, N), dim3(TILE_DIM, BLOCK_ROWS), 0, stream>>>(in, out, M, N));
+}
+
+void transpose_tiled(const float* in, float* out, int M, int N, cudaStream_t stream) {
+  CUDA_CHECK_LAUNCH(transposeTiledKernel<<<transposeGrid(M, N), dim3(TILE_DIM, BLOCK_ROWS), 0, stream>>>(in, out, M, N));
+}
+
+void transpose_padded(const float* in, float* out, int M, int N, cudaStream_t stream) {
+  CUDA_CHECK_LAUNCH(transposePaddedKernel<<<transposeGrid(M, N), dim3(TILE_DIM, BLOCK_ROWS), 0, stream>>>(in, out, M, N));
+}
+
+}  // namespace coalescing
