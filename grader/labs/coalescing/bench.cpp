@@ -2,6 +2,7 @@
 // bandwidth as a share of the device-to-device copy bandwidth measured in the same run.
 //
 //   coalescing-bench [n] [--csv FILE] [--explore]
+//   coalescing-bench [n] --profile      one untimed call of each kernel, for Nsight Compute
 //
 // Three sections, each printed as a table and written to the CSV (column `section`):
 //   n      n x n (default 4096): the copy, the four add mappings and the transposes.
@@ -152,10 +153,11 @@ void add_mappings(Bench& b, Workspace& w, int M, int N) {
 int main(int argc, char** argv) try {
   int n = 4096;
   std::string csv;
-  bool explore = false;
+  bool explore = false, profile = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
     else if (std::strcmp(argv[i], "--explore") == 0) explore = true;
+    else if (std::strcmp(argv[i], "--profile") == 0) profile = true;
     else n = std::stoi(argv[i]);
   }
   const auto device = workbook::query_device(0);
@@ -165,6 +167,21 @@ int main(int argc, char** argv) try {
              device.l2_bytes >> 20, device.peak_bandwidth_gbs());
   Bench b(device, csv);
   const cudaStream_t s = b.stream();
+
+  if (profile) {  // one call of each kernel, untimed, for a profiler: ncu ... coalescing-bench --profile
+    for (int m : {n, 16384}) {
+      Workspace w(std::size_t(m) * m);
+      for (AddFn f : {coalescing::add_x_cols, coalescing::add_x_rows, coalescing::add_per_row, coalescing::add_per_column,
+                      coalescing_bench::add_per_row_no_l1, coalescing_bench::add_per_column_no_l1})
+        f(w.A.data(), w.B.data(), w.C.data(), m, m, s);
+      if (m == n)
+        for (TransposeFn f : {coalescing::transpose_naive, coalescing_bench::transpose_naive_strided_reads,
+                              coalescing::transpose_tiled, coalescing::transpose_padded})
+          f(w.A.data(), w.C.data(), m, m, s);
+      CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+    return 0;
+  }
 
   if (explore) {  // design exploration for the reference (first H100 run)
     Workspace w(std::size_t(n) * n);
