@@ -34,9 +34,6 @@ __host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; 
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
 
-// add_x_cols: each thread adds COLS_PER_THREAD elements of one row, BLOCK_X columns apart.
-constexpr int COLS_PER_THREAD = 4;
-
 // add_per_row / add_per_column: 1D blocks. With only M (or N) threads in all, small blocks
 // spread them over more SMs: 16384 threads make 256 blocks of 64, two per SM on an H100.
 constexpr int LINE_BLOCK = 64;
@@ -45,18 +42,16 @@ constexpr int LINE_BLOCK = 64;
 // within int, but a larger one is not.
 
 // ---------------------------------------------------------------------------------------------
-// Exercise add_x_cols: x on the columns, COLS_PER_THREAD elements per thread.
+// Exercise add_x_cols: one thread per element, x on the columns.
 // ---------------------------------------------------------------------------------------------
 __global__ void addXColsKernel(const float* __restrict__ A, const float* __restrict__ B,
                                float* __restrict__ C, int M, int N) {
   // TODO(add_x_cols):
-  //   1. row = blockIdx.y * blockDim.y + threadIdx.y. A thread with row >= M does nothing.
-  //   2. The block covers blockDim.x * COLS_PER_THREAD consecutive columns. This thread's
-  //      first column is col0 = blockIdx.x * (blockDim.x * COLS_PER_THREAD) + threadIdx.x,
-  //      and it handles col0 + k * blockDim.x for k = 0 .. COLS_PER_THREAD - 1: at each k
-  //      the 32 threads of the warp touch 32 consecutive floats (coalesced).
-  //   3. For each such col < N: C[row][col] = A[row][col] + B[row][col].
-  //      (#pragma unroll before the k loop lets all the loads be issued together.)
+  //   1. col = blockIdx.x * blockDim.x + threadIdx.x   (x runs along the columns)
+  //      row = blockIdx.y * blockDim.y + threadIdx.y
+  //   2. The grid is rounded up, so some threads fall past the edge: only threads with
+  //      row < M and col < N may read or write.
+  //   3. C[row][col] = A[row][col] + B[row][col]   (row-major: [row][col] is [row * N + col]).
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -64,7 +59,7 @@ __global__ void addXColsKernel(const float* __restrict__ A, const float* __restr
 // ---------------------------------------------------------------------------------------------
 __global__ void addXRowsKernel(const float* __restrict__ A, const float* __restrict__ B,
                                float* __restrict__ C, int M, int N) {
-  // TODO(add_x_rows): the mirror image of the usual mapping, on purpose:
+  // TODO(add_x_rows): addXColsKernel with the roles of x and y swapped, on purpose:
   //   row = blockIdx.x * blockDim.x + threadIdx.x,  col = blockIdx.y * blockDim.y + threadIdx.y;
   //   if row < M and col < N: C[row][col] = A[row][col] + B[row][col].
 }
@@ -147,8 +142,8 @@ dim3 transposeGrid(int M, int N) {
 
 void add_x_cols(const float* A, const float* B, float* C, int M, int N, cudaStream_t stream) {
   const dim3 block(BLOCK_X, BLOCK_Y);
-  // TODO(add_x_cols): x covers the N columns, BLOCK_X * COLS_PER_THREAD per block; y covers
-  //   the M rows, BLOCK_Y per block. Round both up with ceil_div.
+  // TODO(add_x_cols): enough blocks to cover all of C: x covers the N columns, BLOCK_X per
+  //   block; y covers the M rows, BLOCK_Y per block. Round both up with ceil_div.
   const dim3 grid(1, 1);
   CUDA_CHECK_LAUNCH(addXColsKernel<<<grid, block, 0, stream>>>(A, B, C, M, N));
 }

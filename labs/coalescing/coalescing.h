@@ -18,8 +18,8 @@ namespace coalescing {
 // ---- Part 1: matrix add, C = A + B (A, B and C are all M x N) ----------------------------------
 // The same sum with four ways of giving the work to threads (the course notes' table).
 
-// Exercise add_x_cols: one thread per element (or a few neighbouring elements of a row), with
-// threadIdx.x running along the COLUMNS: a warp touches consecutive addresses.
+// Exercise add_x_cols: one thread per element, with threadIdx.x running along the COLUMNS:
+// the threads of a warp touch consecutive addresses.
 void add_x_cols(const float* A, const float* B, float* C, int M, int N, cudaStream_t stream);
 
 // Exercise add_x_rows: one thread per element, with threadIdx.x running along the ROWS: the

@@ -29,33 +29,25 @@ __host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; 
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
 
-// add_x_cols: each thread adds COLS_PER_THREAD elements of one row, BLOCK_X columns apart.
-constexpr int COLS_PER_THREAD = 4;
-
 // add_per_row / add_per_column: 1D blocks. With only M (or N) threads in all, small blocks
 // spread them over more SMs: 16384 threads make 256 blocks of 64, two per SM on an H100.
 constexpr int LINE_BLOCK = 64;
 
-// x on the columns: the 32 threads of a warp have consecutive col, so each of their loads and
-// stores covers 32 consecutive floats of one row, 128 bytes: one coalesced access. Each thread
-// handles COLS_PER_THREAD such columns (col0, col0 + 32, col0 + 64, ...) so that it has
-// 2 * COLS_PER_THREAD independent loads in flight: enough bytes in flight to keep HBM busy.
+// x on the columns: the 32 threads of a warp have consecutive col and the same row, so each of
+// their loads and stores covers 32 consecutive floats of one row, 128 bytes: one coalesced access.
 __global__ void addXColsKernel(const float* __restrict__ A, const float* __restrict__ B,
                                float* __restrict__ C, int M, int N) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
-  const int col0 = blockIdx.x * (blockDim.x * COLS_PER_THREAD) + threadIdx.x;
-  if (row >= M) return;
-  const std::size_t rowStart = static_cast<std::size_t>(row) * N;
-#pragma unroll
-  for (int k = 0; k < COLS_PER_THREAD; ++k) {
-    const int col = col0 + k * blockDim.x;
-    if (col < N) C[rowStart + col] = A[rowStart + col] + B[rowStart + col];
+  if (row < M && col < N) {
+    const std::size_t i = static_cast<std::size_t>(row) * N + col;
+    C[i] = A[i] + B[i];
   }
 }
 
-// x on the rows: the 32 threads of a warp have consecutive row and the same col, so their
-// addresses are N floats apart. Each load or store of the warp touches 32 different 32-byte
-// sectors and uses 4 bytes of each.
+// x on the rows: the same kernel with the roles of x and y swapped. The 32 threads of a warp
+// have consecutive row and the same col, so their addresses are N floats apart: each load or
+// store of the warp touches 32 different 32-byte sectors and uses 4 bytes of each.
 __global__ void addXRowsKernel(const float* __restrict__ A, const float* __restrict__ B,
                                float* __restrict__ C, int M, int N) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,8 +59,10 @@ __global__ void addXRowsKernel(const float* __restrict__ A, const float* __restr
 }
 
 // One thread per row: at every step of the loop the warp's 32 threads read column col of 32
-// different rows, N floats apart (uncoalesced). But the next 31 steps read the rest of the same
-// 128-byte lines: if those lines are still in the L1 cache, only the first step pays.
+// different rows, N floats apart (uncoalesced). But the next steps read the rest of the same
+// 128-byte lines: while those lines stay in the L1 cache, only the first step goes further.
+// The stores get no such help: L1 does not gather written data, so every store of the warp
+// sends 32 separate 4-byte pieces to L2.
 __global__ void addPerRowKernel(const float* __restrict__ A, const float* __restrict__ B,
                                 float* __restrict__ C, int M, int N) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -158,7 +152,7 @@ dim3 transposeGrid(int M, int N) { return dim3(ceil_div(N, TILE_DIM), ceil_div(M
 
 void add_x_cols(const float* A, const float* B, float* C, int M, int N, cudaStream_t stream) {
   const dim3 block(BLOCK_X, BLOCK_Y);
-  const dim3 grid(ceil_div(N, BLOCK_X * COLS_PER_THREAD), ceil_div(M, BLOCK_Y));
+  const dim3 grid(ceil_div(N, BLOCK_X), ceil_div(M, BLOCK_Y));  // x covers the columns
   CUDA_CHECK_LAUNCH(addXColsKernel<<<grid, block, 0, stream>>>(A, B, C, M, N));
 }
 

@@ -1,13 +1,14 @@
 // coalescing benchmark (grader/labs/coalescing/bench.cpp): every reference kernel's achieved
 // bandwidth as a share of the device-to-device copy bandwidth measured in the same run.
 //
-//   coalescing-bench [n] [--csv FILE] [--explore]
+//   coalescing-bench [n] [--csv FILE]
 //   coalescing-bench [n] --profile      one untimed call of each kernel, for Nsight Compute
 //
 // Three sections, each printed as a table and written to the CSV (column `section`):
 //   n      n x n (default 4096): the copy, the four add mappings and the transposes.
 //   16K    16384 x 16384: the copy and the four add mappings, so that one thread per row (or per
 //          column) means 16384 threads, as in DESIGN.md.
+// Rows marked "(variant)" are kernels of bench_kernels.cu: a reference kernel with one change.
 //   sweep  one thread per row / per column with T threads, T = 2^10 .. 2^18, on matrices of
 //          2^26 elements (T x 2^26/T for per-row, 2^26/T x T for per-column), each also with
 //          its loads bypassing L1: when L1 hides the uncoalesced accesses, and when it cannot.
@@ -111,11 +112,6 @@ public:
     emit({section_, name, M, N, M * double(N) / 4, 2.0 * 4.0 * M * N, workbook::time_gpu(stream_, launch, {}, {}, options_)});
   }
 
-  // Timed without a check (exploration only, for kernels that compute something else).
-  void unchecked(const std::string& name, int M, int N, double bytes, const std::function<void()>& launch) {
-    emit({section_, name, M, N, 0, bytes, workbook::time_gpu(stream_, launch, {}, {}, options_)});
-  }
-
   cudaStream_t stream() const { return stream_; }
 
 private:
@@ -142,10 +138,46 @@ private:
 void add_mappings(Bench& b, Workspace& w, int M, int N) {
   const cudaStream_t s = b.stream();
   const auto run = [&](AddFn f) { return [&w, f, M, N, s] { f(w.A.data(), w.B.data(), w.C.data(), M, N, s); }; };
-  b.add(w, "add_x_cols (element, x on columns)", M, N, M * double(N) / 4, run(coalescing::add_x_cols));
-  b.add(w, "add_x_rows (element, x on rows)", M, N, M * double(N), run(coalescing::add_x_rows));
+  const double elements = double(M) * N;
+  b.add(w, "add_x_cols (element, x on columns)", M, N, elements, run(coalescing::add_x_cols));
+  b.add(w, "add_x_cols, 4 per thread (variant)", M, N, elements / 4, run(coalescing_bench::add_x_cols_4_per_thread));
+  if (N % 4 == 0) b.add(w, "add_x_cols, float4 (variant)", M, N, elements / 4, run(coalescing_bench::add_x_cols_float4));
+  b.add(w, "add_x_rows (element, x on rows)", M, N, elements, run(coalescing::add_x_rows));
   b.add(w, "add_per_row (thread per row)", M, N, M, run(coalescing::add_per_row));
+  b.add(w, "add_per_row, no L1 (variant)", M, N, M, run(coalescing_bench::add_per_row_no_l1));
   b.add(w, "add_per_column (thread per column)", M, N, N, run(coalescing::add_per_column));
+  b.add(w, "add_per_column, no L1 (variant)", M, N, N, run(coalescing_bench::add_per_column_no_l1));
+}
+
+// The sweep: T threads, one per row (T x L) or one per column (L x T), T * L = 2^26.
+constexpr int kSweepLog2 = 26;
+
+// One untimed call of each kernel, for a profiler:
+//   ncu --metrics ... coalescing-bench --profile
+void profile(int n) {
+  workbook::Stream s;
+  const AddFn adds[] = {coalescing::add_x_cols,  coalescing_bench::add_x_cols_4_per_thread,
+                        coalescing_bench::add_x_cols_float4, coalescing::add_x_rows,
+                        coalescing::add_per_row, coalescing_bench::add_per_row_no_l1,
+                        coalescing::add_per_column, coalescing_bench::add_per_column_no_l1};
+  for (int m : {n, 16384}) {
+    Workspace w(std::size_t(m) * m);
+    for (AddFn f : adds) f(w.A.data(), w.B.data(), w.C.data(), m, m, s);
+    if (m == n)
+      for (TransposeFn f : {coalescing::transpose_naive, coalescing_bench::transpose_naive_strided_reads,
+                            coalescing::transpose_tiled, coalescing::transpose_padded})
+        f(w.A.data(), w.C.data(), m, m, s);
+    s.synchronize();
+  }
+  Workspace w(std::size_t(1) << kSweepLog2);
+  for (int t_log2 : {14, 18}) {
+    const int T = 1 << t_log2, L = 1 << (kSweepLog2 - t_log2);
+    coalescing::add_per_row(w.A.data(), w.B.data(), w.C.data(), T, L, s);
+    coalescing_bench::add_per_row_no_l1(w.A.data(), w.B.data(), w.C.data(), T, L, s);
+    coalescing::add_per_column(w.A.data(), w.B.data(), w.C.data(), L, T, s);
+    coalescing_bench::add_per_column_no_l1(w.A.data(), w.B.data(), w.C.data(), L, T, s);
+  }
+  s.synchronize();
 }
 
 }  // namespace
@@ -153,12 +185,15 @@ void add_mappings(Bench& b, Workspace& w, int M, int N) {
 int main(int argc, char** argv) try {
   int n = 4096;
   std::string csv;
-  bool explore = false, profile = false;
+  bool profile_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
-    else if (std::strcmp(argv[i], "--explore") == 0) explore = true;
-    else if (std::strcmp(argv[i], "--profile") == 0) profile = true;
+    else if (std::strcmp(argv[i], "--profile") == 0) profile_only = true;
     else n = std::stoi(argv[i]);
+  }
+  if (profile_only) {
+    profile(n);
+    return 0;
   }
   const auto device = workbook::query_device(0);
   fmt::print("coalescing benchmark: bandwidth as a share of the device-to-device copy, float32\n"
@@ -168,46 +203,7 @@ int main(int argc, char** argv) try {
   Bench b(device, csv);
   const cudaStream_t s = b.stream();
 
-  if (profile) {  // one call of each kernel, untimed, for a profiler: ncu ... coalescing-bench --profile
-    for (int m : {n, 16384}) {
-      Workspace w(std::size_t(m) * m);
-      for (AddFn f : {coalescing::add_x_cols, coalescing::add_x_rows, coalescing::add_per_row, coalescing::add_per_column,
-                      coalescing_bench::add_per_row_no_l1, coalescing_bench::add_per_column_no_l1})
-        f(w.A.data(), w.B.data(), w.C.data(), m, m, s);
-      if (m == n)
-        for (TransposeFn f : {coalescing::transpose_naive, coalescing_bench::transpose_naive_strided_reads,
-                              coalescing::transpose_tiled, coalescing::transpose_padded})
-          f(w.A.data(), w.C.data(), m, m, s);
-      CUDA_CHECK(cudaStreamSynchronize(s));
-    }
-    return 0;
-  }
-
-  if (explore) {  // design exploration for the reference (first H100 run)
-    Workspace w(std::size_t(n) * n);
-    b.section("explore", fmt::format("exploration, {} x {}", n, n));
-    b.copy(w, n, n);
-    const auto run = [&](AddFn f) { return [&w, f, n, s] { f(w.A.data(), w.B.data(), w.C.data(), n, n, s); }; };
-    b.add(w, "x_cols 1 per thread", n, n, 0, run(coalescing_bench::add_x_cols_1));
-    b.add(w, "x_cols 4 per thread (reference)", n, n, 0, run(coalescing::add_x_cols));
-    b.add(w, "x_cols 8 per thread", n, n, 0, run(coalescing_bench::add_x_cols_8));
-    b.add(w, "x_cols float4", n, n, 0, run(coalescing_bench::add_x_cols_vec4));
-    b.unchecked("copy kernel float4", n, n, 2.0 * 4 * n * n, run(coalescing_bench::copy_vec4));
-    for (int tr : {4, 16, 32})
-      b.transpose(w, fmt::format("padded BLOCK_ROWS {}", tr), n, n,
-                  [&w, tr, n, s] { coalescing_bench::transpose_padded_rows(w.A.data(), w.C.data(), n, n, tr, s); });
-    Workspace big(std::size_t(16384) * 16384);
-    b.copy(big, 16384, 16384);
-    for (int block : {32, 64, 128, 256}) {
-      b.add(big, fmt::format("per_row block {}", block), 16384, 16384, 0,
-            [&big, block, s] { coalescing_bench::add_per_row_block(big.A.data(), big.B.data(), big.C.data(), 16384, 16384, block, s); });
-      b.add(big, fmt::format("per_column block {}", block), 16384, 16384, 0,
-            [&big, block, s] { coalescing_bench::add_per_column_block(big.A.data(), big.B.data(), big.C.data(), 16384, 16384, block, s); });
-    }
-    return 0;
-  }
-
-  {  // n x n: every exercise
+  {  // n x n: every exercise, and the variants
     Workspace w(std::size_t(n) * n);
     b.section("n", fmt::format("n = {}: {} x {} matrices", n, n, n));
     b.copy(w, n, n);
@@ -224,18 +220,13 @@ int main(int argc, char** argv) try {
     b.section("16K", fmt::format("{} x {}: one thread per row or per column is {} threads", m, m, m));
     b.copy(w, m, m);
     add_mappings(b, w, m, m);
-    b.add(w, "add_per_row, loads bypass L1 (variant)", m, m, m,
-          [&w, m, s] { coalescing_bench::add_per_row_no_l1(w.A.data(), w.B.data(), w.C.data(), m, m, s); });
-    b.add(w, "add_per_column, loads bypass L1 (variant)", m, m, m,
-          [&w, m, s] { coalescing_bench::add_per_column_no_l1(w.A.data(), w.B.data(), w.C.data(), m, m, s); });
   }
   {  // the sweep: T threads, 2^26 elements
-    const int total_log2 = 26;
-    Workspace w(std::size_t(1) << total_log2);
+    Workspace w(std::size_t(1) << kSweepLog2);
     b.section("sweep", "one thread per row / per column, T threads, 2^26 elements (256 MiB per matrix)");
-    b.copy(w, 1 << 13, 1 << 13);
+    b.copy(w, 1 << (kSweepLog2 / 2), 1 << (kSweepLog2 / 2));
     for (int t_log2 = 10; t_log2 <= 18; ++t_log2) {
-      const int T = 1 << t_log2, L = 1 << (total_log2 - t_log2);
+      const int T = 1 << t_log2, L = 1 << (kSweepLog2 - t_log2);
       const auto f = [&w, s](AddFn fn, int M, int N) { return [&w, s, fn, M, N] { fn(w.A.data(), w.B.data(), w.C.data(), M, N, s); }; };
       b.add(w, "per_row", T, L, T, f(coalescing::add_per_row, T, L));
       b.add(w, "per_row, no L1", T, L, T, f(coalescing_bench::add_per_row_no_l1, T, L));

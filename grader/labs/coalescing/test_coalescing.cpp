@@ -28,6 +28,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -301,12 +302,16 @@ const Measured& measured(const std::string& exercise, const std::function<Measur
   return cache.emplace(exercise, measure()).first->second;
 }
 
-double baseline_ms(const std::string& what, const std::function<void(const Shape&)>& run_sequential) {
+// The sequential baseline's median, measured once per machine and size and cached. `prepare`
+// sets up the inputs and a zeroed output outside the timed calls (allocating and first touching
+// 64 MiB is no part of the program being timed) and returns the call to time.
+double baseline_ms(const std::string& what, const std::function<std::function<void()>()>& prepare) {
   const Shape s = perf_shape();
   const auto t = grader::cached_baseline(
       "coalescing/sequential-" + what + "/" + s.str(),
       [&] {
-        const auto timing = workbook::time_host([&] { run_sequential(s); }, 3, 3.0, 1);
+        const auto run = prepare();
+        const auto timing = workbook::time_host(run, 5, 3.0, /*warmup=*/1);
         return grader::BaselineTime{timing.ms.median, timing.ms.min, timing.ms.cv, timing.ms.count, false};
       },
       [](const std::string& msg) { std::cout << "  " << msg << std::endl; });
@@ -314,18 +319,22 @@ double baseline_ms(const std::string& what, const std::function<void(const Shape
 }
 
 double add_baseline_ms() {
-  return baseline_ms("add", [](const Shape& s) {
+  return baseline_ms("add", [] {
+    const Shape s = perf_shape();
     const AddProblem& p = add_problem(s, 0);
-    std::vector<float> C(s.count());
-    coalescing_grading::sequential_add(p.A.data(), p.B.data(), C.data(), s.M, s.N);
+    auto C = std::make_shared<std::vector<float>>(s.count());
+    return std::function<void()>(
+        [&p, C, s] { coalescing_grading::sequential_add(p.A.data(), p.B.data(), C->data(), s.M, s.N); });
   });
 }
 
 double transpose_baseline_ms() {
-  return baseline_ms("transpose", [](const Shape& s) {
+  return baseline_ms("transpose", [] {
+    const Shape s = perf_shape();
     const TransposeProblem& p = transpose_problem(s, 0);
-    std::vector<float> out(s.count());
-    coalescing_grading::sequential_transpose(p.in.data(), out.data(), s.M, s.N);
+    auto out = std::make_shared<std::vector<float>>(s.count());
+    return std::function<void()>(
+        [&p, out, s] { coalescing_grading::sequential_transpose(p.in.data(), out->data(), s.M, s.N); });
   });
 }
 
@@ -471,9 +480,12 @@ TEST_CASE("transpose_tiled: stages the tile in shared memory", "[transpose_tiled
   check_uses_shared("transpose_tiled", "transposeTiledKernel");
 }
 
-TEST_CASE("transpose_tiled: speedup over the sequential baseline (lenient)", "[transpose_tiled][performance]") {
-  speedup_case("transpose_tiled", transpose_timing("transpose_tiled", coalescing::transpose_tiled),
-               transpose_baseline_ms);
+TEST_CASE("transpose_tiled: share of the copy bandwidth, speedup over the sequential baseline",
+          "[transpose_tiled][performance]") {
+  grading::plan("transpose_tiled", "performance", 2);
+  const auto timing = transpose_timing("transpose_tiled", coalescing::transpose_tiled);
+  copy_share_case("transpose_tiled", timing);
+  speedup_case("transpose_tiled", timing, transpose_baseline_ms);
 }
 
 TEST_CASE("transpose_padded: correct on every shape", "[transpose_padded][correctness]") {
