@@ -1,0 +1,459 @@
+// The grader's tests for kmeans. The same file builds against labs/kmeans (what a student runs)
+// and against solutions/kmeans (what the project's own tests require to pass).
+// Tags: [naive] [transpose] [shared] [all_gpu] [all_gpu_privatized] x [correctness] [performance].
+//
+// Each version is a whole program (kmeans.h): host objects in, host memberships, centroids and
+// loop count out. Correctness compares it with a CPU reference in double; performance times the
+// whole call, as the course notes did, against the sequential baseline.
+#include "data.hpp"
+#include "grader/baseline_cache.hpp"
+#include "grader/grading.hpp"
+#include "kmeans.h"
+#include "reference.hpp"
+#include "sequential.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/random.hpp"
+#include "workbook/stream.hpp"
+#include "workbook/timer.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using grader::CaseResult;
+using grader::Outcome;
+using kmeans_grading::Problem;
+using kmeans_grading::Reference;
+
+// ---- inputs --------------------------------------------------------------------------------
+
+struct Config {
+  std::string name;
+  int numObjs, numCoords, numClusters, maxLoops, blockSize;
+  bool paired = false;  // the first numClusters objects in identical pairs
+};
+
+// The correctness configurations: the smallest problem, one cluster, one coordinate, 16
+// coordinates, 64 clusters, more clusters than threads in a block, object counts that are
+// multiples of nothing, block sizes from 32 to 1024 (96: not a power of two), identical
+// centroids (exact ties, clusters that start empty), and two larger ones. The small ones run
+// until they converge (threshold 0.001) well before maxLoops; the larger ones stop at maxLoops.
+const Config kConfigs[] = {
+    {"1 object, 1 coord, 1 cluster", 1, 1, 1, 10, 256},
+    {"1000 objects, 2 coords, 16 clusters", 1000, 2, 16, 100, 256},
+    {"20000 objects, 2 coords, 1 cluster", 20000, 2, 1, 10, 256},
+    {"4097 objects, 1 coord, 16 clusters, blocks of 128", 4097, 1, 16, 100, 128},
+    {"3001 objects, 16 coords, 64 clusters", 3001, 16, 64, 100, 256},
+    {"5000 objects, 2 coords, 300 clusters (more than a block of 128)", 5000, 2, 300, 20, 128},
+    {"2000 objects, 3 coords, 16 clusters starting as 8 identical pairs, blocks of 96", 2000, 3, 16, 100, 96, true},
+    {"65536 objects, 1 coord, 64 clusters, blocks of 32", 65536, 1, 64, 10, 32},
+    {"{16,16,64,10}: 131072 objects, 16 coords, 64 clusters", 131072, 16, 64, 10, 256},
+    {"{16,2,16,10}: 1048576 objects, 2 coords, 16 clusters, blocks of 1024", 1048576, 2, 16, 10, 1024},
+};
+constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
+
+// Small configurations run twice, on fresh inputs: atomics done wrong (a lost update) can give
+// the right answer once by luck; rarely twice.
+int repeats(const Config& c) { return c.numObjs > 200000 ? 1 : 2; }
+
+struct Instance {
+  Problem problem;
+  int blockSize = 256;
+  std::vector<double> objects;
+  Reference ref;
+};
+
+Problem problem_of(int numObjs, int numCoords, int numClusters, int maxLoops) {
+  Problem p;
+  p.numObjs = numObjs;
+  p.numCoords = numCoords;
+  p.numClusters = numClusters;
+  p.maxLoops = maxLoops;
+  p.threshold = 0.001;
+  return p;
+}
+
+kmeans::Params params_of(const Instance& in) {
+  kmeans::Params params;
+  params.numObjs = in.problem.numObjs;
+  params.numCoords = in.problem.numCoords;
+  params.numClusters = in.problem.numClusters;
+  params.threshold = in.problem.threshold;
+  params.maxLoops = in.problem.maxLoops;
+  params.blockSize = in.blockSize;
+  return params;
+}
+
+// Inputs and reference for one case, from the run's seed and the case's own stream number, so
+// each case's inputs are fixed by the seed alone. Computed once per process: every version is
+// checked against the same reference.
+const Instance& instance(std::uint64_t stream, const Problem& p, int blockSize, bool paired) {
+  static std::map<std::uint64_t, std::unique_ptr<Instance>> cache;
+  auto& slot = cache[stream];
+  if (!slot) {
+    slot = std::make_unique<Instance>();
+    slot->problem = p;
+    slot->blockSize = blockSize;
+    slot->objects = kmeans_grading::make_objects(p.numObjs, p.numCoords, workbook::derive_seed(grading::seed(), stream),
+                                                 paired, p.numClusters);
+    slot->ref = kmeans_grading::reference_kmeans(slot->objects, p);
+  }
+  return *slot;
+}
+
+const Instance& config_instance(int index, int repeat) {
+  const Config& c = kConfigs[index];
+  return instance(100 * index + repeat, problem_of(c.numObjs, c.numCoords, c.numClusters, c.maxLoops), c.blockSize,
+                  c.paired);
+}
+
+// ---- host outputs, poisoned and guarded -------------------------------------------------------
+
+// A host array with a guard zone on each side, all filled with a poison byte before each call,
+// so that an element never written keeps the poison and a write just outside the array shows.
+template <class T>
+class HostGuarded {
+public:
+  static constexpr std::size_t kGuard = 1024;  // elements on each side
+  explicit HostGuarded(std::size_t count) : count_(count), storage_(count + 2 * kGuard) {}
+  T* data() { return storage_.data() + kGuard; }
+  void poison(unsigned char byte) { std::memset(storage_.data(), byte, storage_.size() * sizeof(T)); byte_ = byte; }
+  bool intact_guards() const {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(storage_.data());
+    const std::size_t guard_bytes = kGuard * sizeof(T), after = (kGuard + count_) * sizeof(T);
+    for (std::size_t b = 0; b < guard_bytes; ++b)
+      if (bytes[b] != byte_ || bytes[after + b] != byte_) return false;
+    return true;
+  }
+
+private:
+  std::size_t count_;
+  std::vector<T> storage_;
+  unsigned char byte_ = 0;
+};
+
+constexpr unsigned char kMembershipPoisonByte = 0xAB;  // kmeans_grading::kMembershipPoison
+constexpr unsigned char kClustersPoisonByte = 0xFF;    // NaN
+
+// One call of a version on an instance; the verdict goes into `r`.
+void run_once(kmeans::Version version, const Instance& in, CaseResult& r) {
+  const Problem& p = in.problem;
+  workbook::Stream stream;
+  kmeans::Timeline timeline(stream);
+  HostGuarded<int> membership(p.numObjs);
+  HostGuarded<double> clusters(static_cast<std::size_t>(p.numClusters) * p.numCoords);
+  membership.poison(kMembershipPoisonByte);
+  clusters.poison(kClustersPoisonByte);
+
+  const int loops = version(in.objects.data(), params_of(in), membership.data(), clusters.data(), timeline);
+
+  const auto v = kmeans_grading::check_result(in.objects, p, in.ref, membership.data(), clusters.data(), loops,
+                                              r.exercise);
+  r.metrics = {{"numObjs", p.numObjs},
+               {"numCoords", p.numCoords},
+               {"numClusters", p.numClusters},
+               {"blockSize", in.blockSize},
+               {"loops", loops},
+               {"expected_loops", in.ref.loops},
+               {"wrong_memberships", v.wrong_memberships},
+               {"near_ties", v.near_ties},
+               {"wrong_centroids", v.wrong_centroids},
+               {"max_centroid_error", v.max_centroid_error}};
+  if (!v.ok) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = v.detail;
+  } else if (!membership.intact_guards() || !clusters.intact_guards()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "wrote outside the membership or clusters array (memory just before or after it changed)";
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+}
+
+int correctness_cases() {
+  int n = 0;
+  for (const Config& c : kConfigs) n += repeats(c);
+  return n;
+}
+
+void check_correctness(const std::string& exercise, kmeans::Version version) {
+  for (int i = 0; i < kConfigCount; ++i) {
+    const Config& c = kConfigs[i];
+    for (int repeat = 0; repeat < repeats(c); ++repeat) {
+      GRADE_CASE(exercise, "correctness", c.name + (repeat ? " #2" : ""),
+                 [&](CaseResult& r) { run_once(version, config_instance(i, repeat), r); });
+    }
+  }
+}
+
+// ---- performance ----------------------------------------------------------------------------
+
+// {size MB, coords, clusters, loops}, as the notes wrote their configurations.
+struct PerfConfig {
+  std::string key;  // "2d" or "16d": the suffix of its thresholds in lab.toml
+  int size_mb, coords, clusters, loops;
+  std::string str() const {
+    return "{" + std::to_string(size_mb) + "," + std::to_string(coords) + "," + std::to_string(clusters) + "," +
+           std::to_string(loops) + "}";
+  }
+};
+
+PerfConfig perf_config(const std::string& key) {
+  const auto v = grading::config().int_list("performance.config_" + key);
+  if (v.size() != 4) throw grader::ConfigError("performance.config_" + key + " must be [size MB, coords, clusters, loops]");
+  return {key, v[0], v[1], v[2], v[3]};
+}
+const char* const kPerfKeys[] = {"2d", "16d"};
+
+const Instance& perf_instance(const PerfConfig& c) {
+  const int block = static_cast<int>(grading::config().require_number("performance.block_size"));
+  const std::uint64_t stream = 1000000 + 1000 * c.size_mb + 10 * c.coords + c.clusters;
+  return instance(stream, problem_of(kmeans_grading::objects_for_size(c.size_mb, c.coords), c.coords, c.clusters, c.loops),
+                  block, false);
+}
+
+struct Measured {
+  workbook::Timing timing;
+  std::size_t wrong_calls = 0;  // timed (or warm-up) calls whose result was wrong
+  std::string first_wrong;
+  kmeans::Breakdown breakdown;  // of the last call
+  double outside_ms = 0;        // of the last call: its breakdown's part outside the iterations
+};
+
+// Times the whole call (host inputs to host results, allocation and transfers included) with
+// the workbook's method; every call writes into poisoned outputs that are checked afterwards,
+// so a version cannot be fast by being wrong.
+Measured measure(const std::string& exercise, kmeans::Version version, const Instance& in) {
+  const Problem& p = in.problem;
+  workbook::Stream stream;
+  kmeans::Timeline timeline(stream);
+  std::vector<int> membership(p.numObjs);
+  std::vector<double> clusters(static_cast<std::size_t>(p.numClusters) * p.numCoords);
+  const kmeans::Params params = params_of(in);
+  int loops = 0;
+  Measured m;
+  m.timing = workbook::time_gpu(
+      stream, [&] { loops = version(in.objects.data(), params, membership.data(), clusters.data(), timeline); },
+      [&] {
+        timeline.reset();
+        std::memset(membership.data(), kMembershipPoisonByte, membership.size() * sizeof(int));
+        std::memset(clusters.data(), kClustersPoisonByte, clusters.size() * sizeof(double));
+      },
+      [&] {
+        const auto v = kmeans_grading::check_result(in.objects, p, in.ref, membership.data(), clusters.data(), loops,
+                                                    exercise);
+        if (!v.ok && m.wrong_calls++ == 0) m.first_wrong = v.detail;
+        m.breakdown = timeline.total();
+        m.outside_ms = timeline.outside().sum_ms();
+      },
+      grading::timing_options());
+  return m;
+}
+
+const Measured& measured(const std::string& exercise, kmeans::Version version, const PerfConfig& c) {
+  static std::map<std::string, Measured> cache;
+  const std::string key = exercise + " " + c.str();
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, measure(exercise, version, perf_instance(c))).first;
+  return it->second;
+}
+
+// The sequential baseline's median, measured once per machine and configuration (cached).
+// Its result is checked against the reference too: a baseline that disagreed would make every
+// speedup meaningless.
+double baseline_ms(const PerfConfig& c) {
+  const auto t = grader::cached_baseline(
+      "kmeans/sequential/" + c.str(),
+      [&] {
+        const Instance& in = perf_instance(c);
+        const Problem& p = in.problem;
+        std::vector<int> membership(p.numObjs);
+        std::vector<double> clusters(static_cast<std::size_t>(p.numClusters) * p.numCoords);
+        int loops = 0;
+        const auto timing = workbook::time_host(
+            [&] {
+              loops = kmeans_grading::sequential(in.objects.data(), p.numObjs, p.numCoords, p.numClusters, p.threshold,
+                                                 p.maxLoops, membership.data(), clusters.data());
+            },
+            3, 0.0);
+        const auto v = kmeans_grading::check_result(in.objects, p, in.ref, membership.data(), clusters.data(), loops,
+                                                    "sequential");
+        if (!v.ok) throw std::logic_error("internal: the sequential baseline disagrees with the reference: " + v.detail);
+        return grader::BaselineTime{timing.ms.median, timing.ms.min, timing.ms.cv, timing.ms.count, false};
+      },
+      [](const std::string& msg) { std::cout << "  " << msg << std::endl; });
+  return t.median_ms;
+}
+
+void speedup_verdict(const std::string& exercise, const Measured& m, const PerfConfig& c, CaseResult& r) {
+  const double min_speedup = grading::config().require_number("exercises." + exercise + ".min_speedup_" + c.key);
+  const double med = m.timing.ms.median;
+  const auto& b = m.breakdown;
+  r.metrics = {{"config", c.str()},
+               {"median_ms", med},
+               {"min_ms", m.timing.ms.min},
+               {"cv", m.timing.ms.cv},
+               {"runs", m.timing.ms.count},
+               {"h2d_ms", b.h2d_ms},
+               {"kernels_ms", b.kernels_ms},
+               {"d2h_ms", b.d2h_ms},
+               {"host_ms", b.host_ms},
+               {"min_speedup", min_speedup}};
+  std::ostringstream detail;
+  detail.precision(3);
+  if (m.wrong_calls > 0) {
+    r.outcome = Outcome::Incorrect;
+    detail << m.wrong_calls << " of " << m.timing.ms.count + grading::timing_options().warmup
+           << " calls (warm-up and timed) gave a wrong result, first: " << m.first_wrong;
+    r.detail = detail.str();
+    return;
+  }
+  const double base = baseline_ms(c);
+  const double speedup = base / med;
+  r.metrics["baseline_ms"] = base;
+  r.metrics["speedup"] = speedup;
+  if (speedup >= min_speedup) {
+    r.outcome = Outcome::Passed;
+  } else {
+    r.outcome = Outcome::TooSlow;
+    detail << "median " << med << " ms is " << speedup << "x the sequential baseline (" << base << " ms); needs "
+           << min_speedup << "x, i.e. at most " << base / min_speedup << " ms. Last call: host-to-device "
+           << b.h2d_ms << " ms, kernels " << b.kernels_ms << " ms, device-to-host " << b.d2h_ms << " ms, host "
+           << b.host_ms << " ms";
+  }
+  r.detail = detail.str();
+}
+
+void check_performance(const std::string& exercise, kmeans::Version version) {
+  for (const char* key : kPerfKeys) {
+    const PerfConfig c = perf_config(key);
+    GRADE_CASE(exercise, "performance", c.str(),
+               [&](CaseResult& r) { speedup_verdict(exercise, measured(exercise, version, c), c, r); });
+  }
+}
+
+}  // namespace
+
+TEST_CASE("naive: correct on every configuration", "[naive][correctness]") {
+  grading::plan("naive", "correctness", correctness_cases());
+  check_correctness("naive", kmeans::naive);
+}
+
+TEST_CASE("naive: speedup over the sequential baseline", "[naive][performance]") {
+  grading::plan("naive", "performance", 2);
+  check_performance("naive", kmeans::naive);
+}
+
+TEST_CASE("transpose: correct on every configuration", "[transpose][correctness]") {
+  grading::plan("transpose", "correctness", correctness_cases());
+  check_correctness("transpose", kmeans::transpose);
+}
+
+TEST_CASE("transpose: speedup over the sequential baseline", "[transpose][performance]") {
+  grading::plan("transpose", "performance", 2);
+  check_performance("transpose", kmeans::transpose);
+}
+
+TEST_CASE("shared: correct on every configuration, and fails clearly when the centroids do not fit",
+          "[shared][correctness]") {
+  grading::plan("shared", "correctness", correctness_cases() + 1);
+  check_correctness("shared", kmeans::shared);
+
+  // 1024 clusters x 64 coordinates = 512 KiB of centroids: more shared memory than any GPU
+  // gives a block (227 KiB on an H100). kmeans.h asks for std::invalid_argument, thrown before
+  // anything is launched; a CUDA launch error or a silent answer is not a clear failure.
+  GRADE_CASE("shared", "correctness", "1024 clusters x 64 coords (512 KiB of centroids): throws std::invalid_argument",
+             [](CaseResult& r) {
+               const Instance& in = instance(999, problem_of(2000, 64, 1024, 10), 256, false);
+               workbook::Stream stream;
+               kmeans::Timeline timeline(stream);
+               std::vector<int> membership(in.problem.numObjs);
+               std::vector<double> clusters(static_cast<std::size_t>(1024) * 64);
+               try {
+                 kmeans::shared(in.objects.data(), params_of(in), membership.data(), clusters.data(), timeline);
+                 r.outcome = Outcome::Incorrect;
+                 r.detail = "returned normally, with centroids that cannot fit in shared memory: it must throw "
+                            "std::invalid_argument before launching (see centroids_shared_bytes in shared.cu)";
+               } catch (const std::invalid_argument& e) {
+                 const std::string what = e.what();
+                 r.outcome = what.empty() ? Outcome::Incorrect : Outcome::Passed;
+                 if (what.empty()) r.detail = "threw std::invalid_argument with an empty message: say what does not fit";
+                 r.metrics = {{"message", what}};
+               } catch (const workbook::CudaError& e) {
+                 if (e.sticky()) throw;  // a fault: the grader stops, as for any crash
+                 r.outcome = Outcome::Incorrect;
+                 r.detail = std::string("threw a CUDA error instead of std::invalid_argument (check the size before "
+                                        "launching): ") + e.what();
+               } catch (const std::exception& e) {
+                 r.outcome = Outcome::Incorrect;
+                 r.detail = std::string("threw something other than std::invalid_argument: ") + e.what();
+               }
+             });
+}
+
+TEST_CASE("shared: speedup over the sequential baseline", "[shared][performance]") {
+  grading::plan("shared", "performance", 2);
+  check_performance("shared", kmeans::shared);
+}
+
+TEST_CASE("all_gpu: correct on every configuration", "[all_gpu][correctness]") {
+  grading::plan("all_gpu", "correctness", correctness_cases());
+  check_correctness("all_gpu", kmeans::all_gpu);
+}
+
+TEST_CASE("all_gpu: speedup over the sequential baseline", "[all_gpu][performance]") {
+  grading::plan("all_gpu", "performance", 2);
+  check_performance("all_gpu", kmeans::all_gpu);
+}
+
+TEST_CASE("all_gpu_privatized: correct on every configuration", "[all_gpu_privatized][correctness]") {
+  grading::plan("all_gpu_privatized", "correctness", correctness_cases());
+  check_correctness("all_gpu_privatized", kmeans::all_gpu_privatized);
+}
+
+TEST_CASE("all_gpu_privatized: speedup over the sequential baseline and over all_gpu",
+          "[all_gpu_privatized][performance]") {
+  grading::plan("all_gpu_privatized", "performance", 4);
+  check_performance("all_gpu_privatized", kmeans::all_gpu_privatized);
+  const double min_ratio = grading::config().require_number("exercises.all_gpu_privatized.min_speedup_over_all_gpu");
+  for (const char* key : kPerfKeys) {
+    const PerfConfig c = perf_config(key);
+    GRADE_CASE("all_gpu_privatized", "performance", c.str() + ": faster than all_gpu", [&](CaseResult& r) {
+      const Measured& priv = measured("all_gpu_privatized", kmeans::all_gpu_privatized, c);
+      const Measured& glob = measured("all_gpu", kmeans::all_gpu, c);
+      const double ratio = glob.timing.ms.median / priv.timing.ms.median;
+      r.metrics = {{"config", c.str()},
+                   {"all_gpu_ms", glob.timing.ms.median},
+                   {"all_gpu_privatized_ms", priv.timing.ms.median},
+                   {"all_gpu_kernels_ms", glob.breakdown.kernels_ms},
+                   {"all_gpu_privatized_kernels_ms", priv.breakdown.kernels_ms},
+                   {"ratio", ratio},
+                   {"min_ratio", min_ratio}};
+      if (priv.wrong_calls > 0 || glob.wrong_calls > 0) {
+        r.outcome = Outcome::Incorrect;
+        r.detail = "both all_gpu and all_gpu_privatized must be correct before their times can be compared";
+      } else if (ratio >= min_ratio) {
+        r.outcome = Outcome::Passed;
+      } else {
+        r.outcome = Outcome::TooSlow;
+        std::ostringstream d;
+        d.precision(3);
+        d << "all_gpu_privatized takes " << priv.timing.ms.median << " ms (kernels " << priv.breakdown.kernels_ms
+          << " ms), all_gpu " << glob.timing.ms.median << " ms (kernels " << glob.breakdown.kernels_ms << " ms): "
+          << ratio << "x; needs " << min_ratio << "x";
+        r.detail = d.str();
+      }
+    });
+  }
+}
