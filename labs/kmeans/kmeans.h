@@ -42,8 +42,9 @@
 //   - Allocate what you need inside the call and free it before returning (DeviceBuffer from
 //     workbook/device_buffer.hpp frees itself, also when an exception is thrown).
 //   - When the call returns, the results are on the host: nothing may still be running.
-//   - params.blockSize is the number of threads per block of find_nearest_cluster (32 to 1024,
-//     not necessarily a power of two); the runner's -b option sets it.
+//   - params.blockSize is the number of threads per block of find_nearest_cluster: a multiple
+//     of 32 from 32 to 1024, not necessarily a power of two (the grader uses 96 too); the
+//     runner's -b option sets it.
 //   - An error is thrown (a std::exception), never printed: CUDA_CHECK and CUDA_CHECK_LAUNCH
 //     (workbook/cuda_check.hpp) throw for you.
 #pragma once
