@@ -29,6 +29,25 @@ FetchContent_Declare(fmt
 
 FetchContent_MakeAvailable(Catch2 CLI11 nlohmann_json tomlplusplus fmt)
 
+# libarchive reads the .zip and .tar.gz submissions of `grader batch` (CMake's FindLibArchive).
+find_package(LibArchive 3.3)
+if(NOT LibArchive_FOUND)
+  message(STATUS "libarchive not found: fetching and building it")
+  set(ENABLE_TEST OFF CACHE BOOL "" FORCE)
+  set(ENABLE_TAR OFF CACHE BOOL "" FORCE)
+  set(ENABLE_CPIO OFF CACHE BOOL "" FORCE)
+  set(ENABLE_CAT OFF CACHE BOOL "" FORCE)
+  set(ENABLE_UNZIP OFF CACHE BOOL "" FORCE)
+  set(ENABLE_INSTALL OFF CACHE BOOL "" FORCE)
+  FetchContent_Declare(libarchive
+    GIT_REPOSITORY https://github.com/libarchive/libarchive.git
+    GIT_TAG v3.7.4
+    GIT_SHALLOW TRUE)
+  FetchContent_MakeAvailable(libarchive)
+  add_library(LibArchive::LibArchive ALIAS archive_static)
+  target_include_directories(archive_static INTERFACE ${libarchive_SOURCE_DIR}/libarchive)
+endif()
+
 # One name for Catch2 whichever major version was found; our own main() lives in grader/.
 if(TARGET Catch2::Catch2)
   set(WORKBOOK_CATCH2_TARGET Catch2::Catch2)

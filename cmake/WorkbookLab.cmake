@@ -15,10 +15,12 @@ function(workbook_add_lab lab)
   set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
   set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${lab})
 
-  # The tests and the CPU support code are compiled once and linked into both programs.
+  # The tests and the CPU support code are compiled once and linked into both programs, and
+  # into each submission's program by `grader batch` (exported: see WorkbookBatch.cmake).
   add_library(${lab}-tests OBJECT ${ARG_TESTS} ${ARG_SUPPORT})
   target_include_directories(${lab}-tests PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${lab}-tests PRIVATE grader_testing)
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXPORTED_TARGETS ${lab}-tests)
 
   foreach(flavour grade reference)
     if(flavour STREQUAL "grade")

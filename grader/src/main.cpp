@@ -3,9 +3,11 @@
 //   grader list                      the labs, their exercises and points
 //   grader device                    what the GPU is (like the CUDA samples' deviceQuery)
 //   grader check <lab>               rebuild your code for <lab>, test it, report
+//   grader batch <lab> <dir> -o <out> grade a folder of submissions (instructors)
 //
 // Exit status: 0 all passed; 1 some check failed; 2 the code does not compile; 3 the tests
 // crashed or timed out; 4 no GPU; 64 a usage error (unknown lab, bad option).
+#include "batch.hpp"
 #include "check.hpp"
 #include "labs.hpp"
 
@@ -106,6 +108,28 @@ int main(int argc, char** argv) {
   check->add_flag("--no-color", no_color, "No colours in the report (also: NO_COLOR=1)");
   check->add_flag("-v,--verbose", check_opts.verbose, "Also show the test program's own output");
 
+  grader::BatchOptions batch_opts;
+  double run_timeout = 0, memory_gib = 16;
+  auto* batch = app.add_subcommand("batch", "Grade a folder of submissions (one folder, .zip or .tar.gz per student)");
+  batch->add_option("lab", batch_opts.lab, "The lab the submissions are for")->required();
+  batch->add_option("submissions", batch_opts.submissions, "Folder of submissions, named by student id")
+      ->required()->check(CLI::ExistingDirectory);
+  batch->add_option("-o,--output", batch_opts.out, "Results folder (gradebook.csv, results.json, feedback/ ...)")->required();
+  batch->add_option("--config", batch_opts.overrides, "Override file(s): the course's points and thresholds")
+      ->check(CLI::ExistingFile);
+  auto* batch_seed = batch->add_option("--seed", seed, "Inputs for every submission (default: fresh, kept on resume)");
+  batch->add_option("--regrade", batch_opts.regrade, "Grade these students again (ids; others are kept)")->delimiter(',');
+  batch->add_flag("--regrade-all", batch_opts.regrade_all, "Grade every submission again");
+  batch->add_option("-j,--jobs", batch_opts.jobs, "Submissions prepared and built at once (default: CPU count)");
+  batch->add_option("--gpu-jobs", batch_opts.gpu_jobs, "Correctness runs on the GPU at once; timed runs are always alone")
+      ->capture_default_str();
+  batch->add_option("--timeout", run_timeout, "Seconds per test phase (default: lab.toml timeout_s)");
+  batch->add_option("--build-timeout", batch_opts.build_timeout_s, "Seconds per build")->capture_default_str();
+  batch->add_option("--memory-limit", memory_gib, "GiB of host memory a submission's run may hold")->capture_default_str();
+  batch->add_option("--max-processes", batch_opts.max_processes, "Processes a submission's run may have")->capture_default_str();
+  bool no_sandbox = false;
+  batch->add_flag("--no-sandbox", no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -121,6 +145,13 @@ int main(int argc, char** argv) {
   try {
     if (list->parsed()) return cmd_list(paths, json);
     if (device->parsed()) return cmd_device(json);
+    if (batch->parsed()) {
+      if (*batch_seed) batch_opts.seed = seed;
+      if (run_timeout > 0) batch_opts.run_timeout_s = run_timeout;
+      batch_opts.memory_bytes = static_cast<std::size_t>(memory_gib * (1ull << 30));
+      batch_opts.sandbox = !no_sandbox;
+      return grader::run_batch(paths, batch_opts);
+    }
     if (check->parsed()) {
       if (*seed_opt) check_opts.seed = seed;
       check_opts.build = !no_build;

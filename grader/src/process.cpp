@@ -19,6 +19,7 @@ namespace grader {
 
 std::string ProcessResult::describe() const {
   if (failed_to_start) return "could not start: " + start_error;
+  if (cancelled) return "stopped: the grader was interrupted";
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(seconds + 0.5)) + " s and was killed";
   if (memory_exceeded)
     return "used more than its memory limit (" + std::to_string(peak_memory_bytes >> 20) + " MiB resident) and was killed";
@@ -234,6 +235,7 @@ ProcessResult run_process(const ProcessOptions& options) {
       result.timed_out = true;
       kill_now = true;
     }
+    if (options.cancel && options.cancel->load()) result.cancelled = kill_now = true;
     if (watch && !kill_now) {
       const auto usage = tree_usage(pid);
       result.peak_memory_bytes = std::max(result.peak_memory_bytes, usage.resident_bytes);

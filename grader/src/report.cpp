@@ -14,6 +14,7 @@ std::string to_string(RunState state) {
     case RunState::Crashed: return "crashed";
     case RunState::TimedOut: return "timed out";
     case RunState::NoGpu: return "no GPU";
+    case RunState::NotGraded: return "not graded";
   }
   return "unknown";
 }
@@ -32,7 +33,8 @@ bool LabReport::passed() const {
 
 int exit_status(const LabReport& report) {
   switch (report.run.state) {
-    case RunState::BuildFailed: return 2;
+    case RunState::BuildFailed:
+    case RunState::NotGraded: return 2;
     case RunState::Crashed:
     case RunState::TimedOut: return 3;
     case RunState::NoGpu: return 4;
@@ -178,10 +180,12 @@ std::string render_text(const LabReport& r, bool color) {
   if (!r.device.empty()) out += fmt::format("GPU: {}\n", r.device);
   if (!r.filter.empty()) out += fmt::format("Filtered run: only the checks matching {}\n", r.filter);
 
-  if (r.run.state == RunState::BuildFailed || r.run.state == RunState::NoGpu) {
+  if (r.run.state == RunState::BuildFailed || r.run.state == RunState::NoGpu || r.run.state == RunState::NotGraded) {
     // Nothing was tested: the table of "not run" cases would only hide the one message that matters.
     if (r.run.state == RunState::BuildFailed)
       out += "\n" + s.red("Your code does not compile.") + " The compiler says:\n\n" + r.run.detail + "\n";
+    else if (r.run.state == RunState::NotGraded)
+      out += "\n" + s.red("Not graded: ") + r.run.detail + "\n";
     else
       out += "\n" + s.red("Cannot test: ") + r.run.detail + "\n";
     out += "\n" + s.bold(fmt::format("Total: {}", points(r.points_earned, r.points_possible))) + "    " +

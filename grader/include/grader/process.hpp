@@ -3,6 +3,7 @@
 // its output goes to a file, and how it ended (exit code, signal, timeout) is reported exactly.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -34,6 +35,8 @@ struct ProcessOptions {
   double timeout_s = 0;                              // 0: no limit
   // Called about every 100 ms while the child runs (e.g. to show progress); not on a timer thread.
   std::function<void()> on_poll;
+  // When it becomes true the child's whole tree is killed (the grader was interrupted).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ProcessResult {
@@ -43,12 +46,13 @@ struct ProcessResult {
   bool memory_exceeded = false;     // killed by the memory watch
   bool processes_exceeded = false;  // killed by the process-count watch
   bool output_truncated = false;
+  bool cancelled = false;
   std::size_t peak_memory_bytes = 0;
   int peak_processes = 0;
   bool failed_to_start = false;
   std::string start_error;
   double seconds = 0;
-  bool killed_by_limit() const { return timed_out || memory_exceeded || processes_exceeded; }
+  bool killed_by_limit() const { return timed_out || memory_exceeded || processes_exceeded || cancelled; }
   bool ok() const { return !killed_by_limit() && !failed_to_start && signal == 0 && exit_code == 0; }
   std::string describe() const;  // "exited with 1", "killed by SIGSEGV (segmentation fault)" ...
 };

@@ -29,7 +29,7 @@ struct ExerciseReport {
 };
 
 // How the test run as a whole went, beside the cases it recorded.
-enum class RunState { Completed, BuildFailed, Crashed, TimedOut, NoGpu };
+enum class RunState { Completed, BuildFailed, Crashed, TimedOut, NoGpu, NotGraded };
 std::string to_string(RunState state);
 
 struct RunStatus {

@@ -1,0 +1,58 @@
+// What `grader batch` writes for an instructor: one result per student, and from all of them
+// the gradebook (CSV for an LMS), results.json (every detail), feedback/<student>.md (what the
+// student would see from `grader check`) and a Gradescope results.json per student.
+#pragma once
+
+#include "grader/lab_config.hpp"
+#include "grader/report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace grader {
+
+// A submission's status, in the gradebook's `status` column:
+//   passed        built, ran, every check passed
+//   incomplete    built and ran; some checks failed (incorrect, too slow)
+//   missing file  a file the lab needs is not in the submission
+//   rejected      an unsafe or oversized archive: nothing was graded
+//   build failed  the submission does not compile
+//   crashed       the test program crashed (a signal, a CUDA fault, a memory or process limit)
+//   timed out     the test program was killed at the time limit
+//   no GPU        nothing could be run: no GPU on the grading machine
+//   grader error  the grader itself failed on this submission (see detail)
+struct StudentResult {
+  std::string student;
+  std::string status;
+  std::string detail;              // what the status needs explained: missing files, compiler errors ...
+  std::vector<std::string> notes;  // e.g. which copy of a file was taken from an archive
+  LabReport report;                // exercises and points (cases empty when nothing ran)
+  double seconds = 0;              // time spent grading this submission
+  std::string graded_at;           // ISO 8601, UTC
+};
+
+nlohmann::json to_json(const StudentResult& result);
+StudentResult student_from_json(const nlohmann::json& j);  // throws on a malformed record
+
+// One word for an exercise: "passed", or the worst outcome among its cases ("crashed", "error",
+// "not run", "incorrect", "too slow").
+std::string exercise_status(const ExerciseReport& exercise);
+
+// student, one column of points per exercise (lab.toml order), total, max_points, status, then
+// one <exercise>_outcome column per exercise. One row per student, sorted by id.
+std::string gradebook_csv(const LabConfig& config, const std::vector<StudentResult>& results);
+
+nlohmann::json results_json(const LabConfig& config, const std::vector<StudentResult>& results,
+                            const nlohmann::json& run_info);
+
+std::string feedback_markdown(const StudentResult& result);
+
+// Gradescope's autograder format: score, one test per exercise and kind, output.
+nlohmann::json gradescope_json(const StudentResult& result);
+
+// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& value);
+
+}  // namespace grader

@@ -1,0 +1,41 @@
+// The sandbox a submission's code runs in during `grader batch`: what a student's program can
+// touch. With bubblewrap (bwrap) installed and working, the program sees the machine read-only,
+// except its own scratch folder; it gets a private /tmp, no network, its own PID namespace, only
+// the GPU's device files, and the other students' folders hidden. Without bubblewrap, it gets
+// what the kernel allows an ordinary process: a private network namespace where `unshare`
+// works, and always the process runner's limits (process group, timeout, memory and process
+// watch, CPU and file-size limits, cleared environment). describe() says which were in force.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+class Sandbox {
+public:
+  enum class Kind { Bubblewrap, Unshare, None };
+
+  // Probes what works here, by running `true` under each candidate (so a bwrap that exists but
+  // cannot create namespaces, as in some containers, is not used). `allow` false: Kind::None.
+  static Sandbox detect(bool allow = true);
+
+  // The command line that runs `argv` inside the sandbox. `hidden` folders are covered by an
+  // empty tmpfs (the submissions, the results: other students' work); inside them, `readable`
+  // folders are shown again read-only (this submission's sources and program) and `writable`
+  // ones read-write (its scratch folder, listed first: it becomes the working directory).
+  std::vector<std::string> wrap(const std::vector<std::string>& argv,
+                                const std::vector<std::filesystem::path>& writable,
+                                const std::vector<std::filesystem::path>& hidden = {},
+                                const std::vector<std::filesystem::path>& readable = {}) const;
+
+  Kind kind() const { return kind_; }
+  std::string describe() const;  // for reports: which protections were in force
+
+private:
+  Kind kind_ = Kind::None;
+  std::string tool_;  // path of bwrap or unshare
+};
+
+}  // namespace grader

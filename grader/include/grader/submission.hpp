@@ -1,0 +1,53 @@
+// Submissions for `grader batch`: a folder, a .zip or a .tar.gz per student, named by the
+// student's id (DESIGN.md). Only the lab's editable files are taken from each, by file name,
+// wherever they sit inside it; everything else is ignored.
+//
+// Archives are read with libarchive and never unpacked as a tree: the grader streams through
+// the entries and writes only the wanted files, under their plain names, into a folder of its
+// own. No name from an archive becomes a path on disk, so nothing can escape; links are not
+// followed; and the limits below are counted on the bytes actually decompressed, so a
+// "zip bomb" is stopped however its headers lie. An entry whose name tries to climb out of the
+// archive (../, an absolute path) gets the whole archive rejected as unsafe.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct Submission {
+  std::string student;  // the id: the file or folder name without .zip / .tar.gz / .tgz
+  std::filesystem::path path;
+  enum class Type { Folder, Zip, TarGz } type = Type::Folder;
+};
+
+// The submissions in `folder`, sorted by student id. Hidden entries and other files are
+// skipped, with a note for each in `skipped`. Throws if the folder cannot be read.
+std::vector<Submission> discover_submissions(const std::filesystem::path& folder,
+                                             std::vector<std::string>* skipped = nullptr);
+
+// True for ids safe as file names: letters, digits, '.', '_', '-', '@', not starting with '.'.
+bool valid_student_id(const std::string& id);
+
+struct CollectLimits {
+  std::uint64_t max_archive_bytes = 64ull << 20;   // the archive file itself
+  std::uint64_t max_total_bytes = 256ull << 20;    // everything decompressed, all entries
+  std::uint64_t max_file_bytes = 2ull << 20;       // one wanted file
+  std::size_t max_entries = 10000;
+};
+
+struct Collected {
+  std::vector<std::string> found;    // wanted files written to the destination
+  std::vector<std::string> missing;  // wanted files not in the submission
+  std::vector<std::string> notes;    // ignored links, duplicates chosen between ...
+  bool rejected = false;             // unsafe or over a limit: nothing is graded
+  std::string reason;                // why it was rejected
+};
+
+// Copies the wanted files (by base name) from the submission into `dest` (created, emptied).
+Collected collect_files(const Submission& submission, const std::vector<std::string>& wanted,
+                        const std::filesystem::path& dest, const CollectLimits& limits = {});
+
+}  // namespace grader

@@ -1,0 +1,477 @@
+#include "batch.hpp"
+
+#include "grader/baseline_cache.hpp"
+#include "grader/build_log.hpp"
+#include "grader/gradebook.hpp"
+#include "grader/process.hpp"
+#include "grader/report.hpp"
+#include "grader/results.hpp"
+#include "grader/sandbox.hpp"
+#include "grader/submission.hpp"
+#include "workbook/device_query.hpp"
+#include "workbook/random.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+void on_signal(int) { g_interrupted = true; }
+
+std::string now_iso() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// Writes through a temporary file and a rename: a reader (or a crash) never sees half a file.
+void write_atomically(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string format_duration(double s) {
+  if (s < 90) return fmt::format("{:.0f} s", s);
+  if (s < 5400) return fmt::format("{:.0f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+// The GPU's timetable: correctness runs share it (up to `max_shared` at once); a timed run has it
+// alone. Waiting timed runs go first, so timings are never starved by a queue of correctness runs.
+class GpuGate {
+public:
+  explicit GpuGate(int max_shared) : max_shared_(std::max(1, max_shared)) {}
+  void lock_shared() {
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [&] { return !exclusive_ && waiting_exclusive_ == 0 && shared_ < max_shared_; });
+    ++shared_;
+  }
+  void unlock_shared() {
+    std::lock_guard<std::mutex> l(m_);
+    --shared_;
+    cv_.notify_all();
+  }
+  void lock() {
+    std::unique_lock<std::mutex> l(m_);
+    ++waiting_exclusive_;
+    cv_.wait(l, [&] { return !exclusive_ && shared_ == 0; });
+    --waiting_exclusive_;
+    exclusive_ = true;
+  }
+  void unlock() {
+    std::lock_guard<std::mutex> l(m_);
+    exclusive_ = false;
+    cv_.notify_all();
+  }
+
+private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int max_shared_;
+  int shared_ = 0;
+  int waiting_exclusive_ = 0;
+  bool exclusive_ = false;
+};
+
+struct Phase {
+  ProcessResult process;
+  bool ran = false;
+};
+
+RunStatus status_of(const Phase& phase, const fs::path& log) {
+  const auto& p = phase.process;
+  if (p.timed_out) return {RunState::TimedOut, p.describe() + " (a kernel or a loop that never ends?)"};
+  if (p.exit_code == 77) return {RunState::NoGpu, "no CUDA GPU was usable on the grading machine"};
+  if (p.failed_to_start || p.killed_by_limit() || p.signal != 0 || (p.exit_code != 0 && p.exit_code != 1)) {
+    const std::string what = p.exit_code == 70 ? "stopped after a CUDA error (the kernel faulted)" : p.describe();
+    return {RunState::Crashed, what + ". End of its output:\n" + tail_of_file(log, 1500)};
+  }
+  return {};
+}
+
+std::string submission_status(const LabReport& report) {
+  switch (report.run.state) {
+    case RunState::Completed: return report.passed() ? "passed" : "incomplete";
+    case RunState::BuildFailed: return "build failed";
+    case RunState::Crashed: return "crashed";
+    case RunState::TimedOut: return "timed out";
+    case RunState::NoGpu: return "no GPU";
+    case RunState::NotGraded: return "not graded";
+  }
+  return "grader error";
+}
+
+class Batch {
+public:
+  Batch(const Paths& paths, const BatchOptions& o, LabConfig config)
+      : paths_(paths), o_(o), config_(std::move(config)), gate_(o.gpu_jobs) {}
+
+  int run();
+
+private:
+  StudentResult grade(const Submission& s);
+  Phase run_phase(const Submission& s, const fs::path& program, const std::string& filter, bool exclusive);
+  void record(const StudentResult& r);
+  void write_gradebook();
+  nlohmann::json run_info() const;
+
+  const Paths& paths_;
+  const BatchOptions& o_;
+  LabConfig config_;
+  GpuGate gate_;
+  Sandbox sandbox_;
+  std::uint64_t seed_ = 0;
+  std::string device_;
+  std::string first_architecture_;  // of the build's CMAKE_CUDA_ARCHITECTURES
+  fs::path work_, students_dir_;
+
+  std::mutex results_mutex_;
+  std::map<std::string, StudentResult> results_;  // every student graded so far, this run or before
+  std::set<std::string> in_progress_;
+  int done_ = 0, total_ = 0;
+  std::chrono::steady_clock::time_point started_;
+};
+
+nlohmann::json Batch::run_info() const {
+  return {{"lab", config_.name()},
+          {"seed", seed_},
+          {"device", device_},
+          {"protection", sandbox_.describe()},
+          {"machine", machine_id()},
+          {"updated_at", now_iso()}};
+}
+
+
+StudentResult Batch::grade(const Submission& s) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  StudentResult r;
+  r.student = s.student;
+  const fs::path dir = work_ / s.student;
+  const fs::path src = dir / "src", build = dir / "build", run = dir / "run";
+  const auto finish = [&](const std::string& status, const std::string& detail, RunStatus run_status) {
+    r.report = build_report(config_, {}, run_status, seed_, device_);
+    r.status = status;
+    r.detail = detail;
+    r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    r.graded_at = now_iso();
+    return r;
+  };
+
+  // 1. The lab's editable files, and nothing else.
+  const Collected files = collect_files(s, config_.files(), src);
+  r.notes = files.notes;
+  if (files.rejected) return finish("rejected", files.reason, {RunState::NotGraded, files.reason});
+  if (!files.missing.empty()) {
+    std::string list;
+    for (const auto& m : files.missing) list += (list.empty() ? "" : ", ") + m;
+    const std::string why = "missing file: " + list + " (a submission holds the lab's files under their starter names)";
+    return finish("missing file", why, {RunState::NotGraded, why});
+  }
+
+  // 2. Build them in their own folder against this build's tests.
+  fs::create_directories(build);
+  std::string sources;
+  for (const auto& f : config_.files()) sources += (sources.empty() ? "" : ";") + f;
+  ProcessOptions configure;
+  configure.argv = {paths_.cmake.string(), "-S", (paths_.source_root / "grader" / "batch").string(), "-B", build.string(),
+                    "-G", "Ninja", "-DWORKBOOK_BUILD_ROOT=" + paths_.build_root.string(), "-DLAB=" + config_.name(),
+                    "-DSUBMISSION_DIR=" + src.string(), "-DSOURCES=" + sources};
+  // Device code for this machine's GPU only: it is where the submission runs, and one
+  // architecture compiles several times faster than the build's portable list. Without a GPU
+  // (nothing will run), the first architecture of the build's list.
+  if (!device_.empty()) configure.argv.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
+  else if (!first_architecture_.empty()) configure.argv.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
+  configure.output_file = dir / "build.log";
+  configure.timeout_s = o_.build_timeout_s;
+  configure.cancel = &g_interrupted;
+  configure.limits.output_bytes = 1 << 20;
+  auto built = run_process(configure);
+  if (built.ok()) {
+    ProcessOptions compile;
+    compile.argv = {paths_.cmake.string(), "--build", build.string(), "-j", "2"};
+    compile.output_file = dir / "compile.log";
+    compile.timeout_s = o_.build_timeout_s;
+    compile.cancel = &g_interrupted;
+    compile.limits.output_bytes = 1 << 20;
+    built = run_process(compile);
+    if (!built.ok()) {
+      const std::string errors = compiler_errors(read_all(dir / "compile.log"), src);
+      return finish("build failed", errors, {RunState::BuildFailed, errors});
+    }
+  } else if (!g_interrupted) {
+    const std::string why = "configuring the build failed (" + built.describe() + "):\n" +
+                            tail_of_file(dir / "build.log", 2000);
+    r.report = build_report(config_, {}, {RunState::BuildFailed, why}, seed_, device_);
+    r.status = "grader error";
+    r.detail = why;
+    r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    r.graded_at = now_iso();
+    return r;
+  }
+  if (g_interrupted) throw std::runtime_error("interrupted");
+
+  // 3. Run: correctness and static checks (GPU shared), then the timed cases (GPU alone).
+  fs::remove_all(run);
+  fs::create_directories(run);
+  const fs::path program = build / "grade-submission";
+  Phase checks = run_phase(s, program, "~[performance]", false);
+  RunStatus status = status_of(checks, run / "checks.log");
+  if (status.state == RunState::Completed) {
+    Phase timed = run_phase(s, program, "[performance]", true);
+    status = status_of(timed, run / "timed.log");
+  }
+  if (g_interrupted) throw std::runtime_error("interrupted");
+  const fs::path results = run / "results.jsonl";
+  r.report = build_report(config_, read_results(results), status, seed_, device_, read_plans(results));
+  r.status = submission_status(r.report);
+  r.detail = status.detail;
+  r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  r.graded_at = now_iso();
+  return r;
+}
+
+Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::string& filter, bool exclusive) {
+  const fs::path dir = work_ / s.student;
+  const fs::path run = dir / "run";
+  const bool timed = exclusive;
+  ProcessOptions p;
+  // Inside the sandbox, the submissions and the results are hidden; this submission's own
+  // sources and program are shown read-only, its scratch folder read-write.
+  p.argv = sandbox_.wrap({program.string(), filter}, {run}, {fs::absolute(o_.submissions), fs::absolute(o_.out)},
+                         {dir / "src", dir / "build"});
+  p.clear_env = true;
+  p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+               {"HOME", run.string()},
+               {"TMPDIR", "/tmp"},
+               {"LANG", "C.UTF-8"},
+               {"WORKBOOK_SEED", std::to_string(seed_)},
+               {"WORKBOOK_RESULTS", (run / "results.jsonl").string()},
+               {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
+               {"WORKBOOK_SOURCE_DIR", (dir / "src").string()},
+               {"WORKBOOK_CACHE_DIR", cache_dir().string()}};
+  std::string overrides;
+  for (const auto& path : o_.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(path).string();
+  p.set_env["WORKBOOK_OVERRIDES"] = overrides;
+  for (const char* keep : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_TF32_OVERRIDE"})
+    if (const char* v = std::getenv(keep)) p.set_env[keep] = v;
+  p.cwd = run;
+  p.output_file = run / (timed ? "timed.log" : "checks.log");
+  p.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
+  p.cancel = &g_interrupted;
+  p.limits.cpu_seconds = p.timeout_s;
+  p.limits.file_bytes = 256ull << 20;
+  p.limits.memory_bytes = o_.memory_bytes;
+  p.limits.max_processes = o_.max_processes;
+  p.limits.output_bytes = 4 << 20;
+
+  Phase phase;
+  if (exclusive) gate_.lock(); else gate_.lock_shared();
+  phase.process = run_process(p);
+  if (exclusive) gate_.unlock(); else gate_.unlock_shared();
+  phase.ran = true;
+  return phase;
+}
+
+void Batch::record(const StudentResult& r) {
+  // The student's own files first, each atomic; the gradebook after, from everything so far.
+  write_atomically(students_dir_ / (r.student + ".json"), to_json(r).dump(2) + "\n");
+  write_atomically(o_.out / "feedback" / (r.student + ".md"), feedback_markdown(r));
+  write_atomically(o_.out / "gradescope" / r.student / "results.json", gradescope_json(r).dump(2) + "\n");
+  std::lock_guard<std::mutex> lock(results_mutex_);
+  results_[r.student] = r;
+  write_gradebook();
+}
+
+void Batch::write_gradebook() {
+  std::vector<StudentResult> all;
+  for (const auto& [id, r] : results_) all.push_back(r);
+  write_atomically(o_.out / "gradebook.csv", gradebook_csv(config_, all));
+  write_atomically(o_.out / "results.json", results_json(config_, all, run_info()).dump(2) + "\n");
+}
+
+int Batch::run() {
+  using clock = std::chrono::steady_clock;
+  started_ = clock::now();
+  if (fs::exists(paths_.build_root / "batch" / "unsupported.txt"))
+    throw std::runtime_error("this build cannot grade batches: " + read_all(paths_.build_root / "batch" / "unsupported.txt"));
+  if (!fs::exists(paths_.build_root / "batch" / "WorkbookExports.cmake"))
+    throw std::runtime_error("this build has no batch support files (" + (paths_.build_root / "batch").string() +
+                             "): reconfigure it with CMake");
+
+  {
+    // set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;...") in the build's batch settings
+    const std::string settings = read_all(paths_.build_root / "batch" / "WorkbookBatchSettings.cmake");
+    const auto at = settings.find("set(CMAKE_CUDA_ARCHITECTURES \"");
+    if (at != std::string::npos) {
+      const auto start = at + std::string("set(CMAKE_CUDA_ARCHITECTURES \"").size();
+      first_architecture_ = settings.substr(start, settings.find_first_of(";\"", start) - start);
+    }
+  }
+  std::vector<std::string> skipped;
+  const auto submissions = discover_submissions(o_.submissions, &skipped);
+  for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
+  work_ = fs::absolute(o_.out) / "work";
+  students_dir_ = fs::absolute(o_.out) / "students";
+  fs::create_directories(work_);
+  fs::create_directories(students_dir_);
+
+  // The seed is fixed for the whole batch, so that every student gets the same inputs; a resumed
+  // run keeps the seed it started with.
+  const fs::path meta = o_.out / "batch.json";
+  nlohmann::json previous = nlohmann::json::object();
+  if (fs::exists(meta)) previous = nlohmann::json::parse(read_all(meta), nullptr, false);
+  if (o_.seed) seed_ = *o_.seed;
+  else if (previous.is_object() && previous.contains("seed")) seed_ = previous["seed"].get<std::uint64_t>();
+  else seed_ = workbook::fresh_seed();
+
+  sandbox_ = Sandbox::detect(o_.sandbox);
+  std::string why_no_gpu;
+  device_ = workbook::device_count(&why_no_gpu) > 0 ? workbook::query_device(0).name : "";
+  write_atomically(meta, run_info().dump(2) + "\n");
+  std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", submissions.size(), config_.name(), seed_)
+            << "GPU: " << (device_.empty() ? "none (" + why_no_gpu + "): runs will report 'no GPU'" : device_) << '\n'
+            << "protection: " << sandbox_.describe() << '\n';
+
+  // Earlier results are kept (a resumed run), except those asked to be graded again.
+  std::vector<Submission> todo;
+  for (const auto& s : submissions) {
+    const fs::path saved = students_dir_ / (s.student + ".json");
+    const bool regrade = o_.regrade_all || std::find(o_.regrade.begin(), o_.regrade.end(), s.student) != o_.regrade.end();
+    if (!regrade && fs::exists(saved)) {
+      try {
+        results_[s.student] = student_from_json(nlohmann::json::parse(read_all(saved)));
+        continue;
+      } catch (const std::exception&) {
+        // unreadable: grade again
+      }
+    }
+    todo.push_back(s);
+  }
+  for (const auto& id : o_.regrade)
+    if (std::none_of(submissions.begin(), submissions.end(), [&](const Submission& s) { return s.student == id; }))
+      std::cerr << "warning: --regrade " << id << ": no such submission\n";
+  total_ = static_cast<int>(todo.size());
+  if (!results_.empty()) std::cerr << results_.size() << " already graded (kept; --regrade to redo)\n";
+  write_gradebook();
+
+  // The sequential baseline is measured once, before any submission runs: inside the sandbox the
+  // cache is read-only, so no submission can spend time on it, or tamper with it.
+  if (!device_.empty() && total_ > 0) {
+    std::cerr << "calibrating: the reference solution's timed cases (measures the sequential baseline once) ...\n";
+    ProcessOptions calibrate;
+    calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[performance]"};
+    calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}};
+    calibrate.output_file = o_.out / "calibration.log";
+    calibrate.timeout_s = config_.timeout_s();
+    calibrate.cancel = &g_interrupted;
+    const auto c = run_process(calibrate);
+    if (!c.ok()) std::cerr << "warning: the reference solution's timed cases " << c.describe() << " (see "
+                           << (o_.out / "calibration.log").string() << ")\n";
+  }
+
+  std::mutex queue_mutex;
+  std::size_t next = 0;
+  const int workers = std::max(1, o_.jobs > 0 ? o_.jobs : static_cast<int>(std::thread::hardware_concurrency()));
+  const auto worker = [&] {
+    for (;;) {
+      Submission s;
+      {
+        std::lock_guard<std::mutex> lock(queue_mutex);
+        if (g_interrupted || next >= todo.size()) return;
+        s = todo[next++];
+        std::lock_guard<std::mutex> lr(results_mutex_);
+        in_progress_.insert(s.student);
+      }
+      StudentResult r;
+      try {
+        r = grade(s);
+      } catch (const std::exception& e) {
+        if (g_interrupted) return;  // not recorded: a resumed run grades it again
+        r.student = s.student;
+        r.status = "grader error";
+        r.detail = e.what();
+        r.report = build_report(config_, {}, {RunState::Crashed, e.what()}, seed_, device_);
+        r.graded_at = now_iso();
+      }
+      record(r);
+      std::lock_guard<std::mutex> lock(results_mutex_);
+      in_progress_.erase(s.student);
+      ++done_;
+      const double elapsed = std::chrono::duration<double>(clock::now() - started_).count();
+      const double eta = elapsed / done_ * (total_ - done_);
+      std::string running;
+      for (const auto& id : in_progress_) running += (running.empty() ? "" : ", ") + id;
+      std::cerr << fmt::format("[{:>{}}/{}] {:<20} {:<13} {:>6} / {:<4} {:>6.1f} s   ETA {}{}\n", done_,
+                               std::to_string(total_).size(), total_, r.student, r.status,
+                               fmt::format("{:.1f}", r.report.points_earned), config_.total_points(), r.seconds,
+                               done_ == total_ ? "-" : format_duration(eta),
+                               running.empty() ? "" : "   running: " + running);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < workers; ++i) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+
+  const double elapsed = std::chrono::duration<double>(clock::now() - started_).count();
+  std::map<std::string, int> counts;
+  for (const auto& [id, r] : results_) ++counts[r.status];
+  std::string summary;
+  for (const auto& [status, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, status);
+  if (g_interrupted) {
+    std::cerr << fmt::format("\ninterrupted after {} of {} submissions ({}); run the same command again to resume\n",
+                             done_, total_, format_duration(elapsed));
+    return 130;
+  }
+  std::cerr << fmt::format("\ngraded {} submissions in {}: {}\n", total_, format_duration(elapsed), summary)
+            << "results: " << (o_.out / "gradebook.csv").string() << ", " << (o_.out / "results.json").string()
+            << ", feedback/, gradescope/\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_batch(const Paths& paths, const BatchOptions& options) {
+  LabConfig config = load_lab(paths, options.lab, options.overrides);
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  Batch batch(paths, options, std::move(config));
+  return batch.run();
+}
+
+}  // namespace grader

@@ -1,0 +1,40 @@
+// `grader batch <lab> <submissions> -o <results>`: grade a whole class.
+//
+// Per submission: take its editable files (submission.hpp), build them in a folder of their own
+// against this build's tests (grader/batch/CMakeLists.txt), run the tests in the sandbox
+// (sandbox.hpp) in two phases: correctness and static checks, several submissions at a time,
+// then the timed cases alone on the GPU, so that no other work disturbs a timing. Each result
+// is written as soon as it is known (atomically), the gradebook rewritten with it; a run that
+// is interrupted resumes where it stopped.
+#pragma once
+
+#include "labs.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct BatchOptions {
+  std::string lab;
+  std::filesystem::path submissions;
+  std::filesystem::path out;
+  std::vector<std::filesystem::path> overrides;  // course points and thresholds
+  std::optional<std::uint64_t> seed;             // the same inputs for every submission
+  std::vector<std::string> regrade;              // students to grade again (others are kept)
+  bool regrade_all = false;
+  int jobs = 0;                   // submissions prepared and built at once (0: the CPU count)
+  int gpu_jobs = 4;               // correctness runs on the GPU at once (timed runs: always one)
+  double build_timeout_s = 600;
+  std::optional<double> run_timeout_s;  // per test phase; default: lab.toml's timeout_s
+  std::size_t memory_bytes = 16ull << 30;
+  int max_processes = 64;
+  bool sandbox = true;            // false: --no-sandbox (only the process limits)
+};
+
+int run_batch(const Paths& paths, const BatchOptions& options);
+
+}  // namespace grader

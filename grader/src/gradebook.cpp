@@ -1,0 +1,174 @@
+#include "grader/gradebook.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace grader {
+
+nlohmann::json to_json(const StudentResult& r) {
+  return {{"student", r.student}, {"status", r.status},   {"detail", r.detail},          {"notes", r.notes},
+          {"seconds", r.seconds}, {"graded_at", r.graded_at}, {"report", to_json(r.report)}};
+}
+
+namespace {
+
+// Rebuilds a LabReport from its JSON (the per-student files are what a resumed run reads back).
+LabReport report_from_json(const nlohmann::json& j) {
+  LabReport r;
+  r.lab = j.at("lab").get<std::string>();
+  r.title = j.value("title", "");
+  r.seed = j.value("seed", std::uint64_t{0});
+  r.filter = j.value("filter", "");
+  r.device = j.value("device", "");
+  const std::string state = j.at("run").value("state", "completed");
+  for (RunState s : {RunState::Completed, RunState::BuildFailed, RunState::Crashed, RunState::TimedOut, RunState::NoGpu,
+                     RunState::NotGraded})
+    if (to_string(s) == state) r.run.state = s;
+  r.run.detail = j.at("run").value("detail", "");
+  r.points_earned = j.value("points", 0.0);
+  r.points_possible = j.value("max_points", 0.0);
+  for (const auto& ej : j.at("exercises")) {
+    ExerciseReport e;
+    e.name = ej.at("name").get<std::string>();
+    e.title = ej.value("title", e.name);
+    e.points_earned = ej.value("points", 0.0);
+    e.points_possible = ej.value("max_points", 0.0);
+    for (const auto& kj : ej.at("checks")) {
+      KindReport k;
+      k.kind = kj.at("kind").get<std::string>();
+      k.points_earned = kj.value("points", 0.0);
+      k.points_possible = kj.value("max_points", 0.0);
+      k.passed = kj.value("passed", 0);
+      for (const auto& cj : kj.at("cases")) k.cases.push_back(case_from_json(cj));
+      e.kinds.push_back(std::move(k));
+    }
+    r.exercises.push_back(std::move(e));
+  }
+  return r;
+}
+
+std::string pts(double p) {
+  return std::fabs(p - std::round(p)) < 1e-9 ? fmt::format("{:.0f}", p) : fmt::format("{:.2f}", p);
+}
+
+}  // namespace
+
+StudentResult student_from_json(const nlohmann::json& j) {
+  StudentResult r;
+  r.student = j.at("student").get<std::string>();
+  r.status = j.at("status").get<std::string>();
+  r.detail = j.value("detail", "");
+  r.notes = j.value("notes", std::vector<std::string>{});
+  r.seconds = j.value("seconds", 0.0);
+  r.graded_at = j.value("graded_at", "");
+  r.report = report_from_json(j.at("report"));
+  return r;
+}
+
+std::string exercise_status(const ExerciseReport& e) {
+  // Worst first: the word an instructor needs to see first.
+  const Outcome order[] = {Outcome::Crashed, Outcome::Error, Outcome::NotRun, Outcome::Incorrect, Outcome::TooSlow};
+  for (Outcome o : order)
+    for (const auto& k : e.kinds)
+      for (const auto& c : k.cases)
+        if (c.outcome == o) return to_string(o);
+  return "passed";
+}
+
+std::string csv_field(const std::string& value) {
+  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
+  std::string quoted = "\"";
+  for (char ch : value) {
+    if (ch == '"') quoted += '"';
+    quoted += ch;
+  }
+  return quoted + "\"";
+}
+
+std::string gradebook_csv(const LabConfig& config, const std::vector<StudentResult>& results) {
+  std::string out = "student";
+  for (const auto& e : config.exercises()) out += "," + csv_field(e.name);
+  out += ",total,max_points,status";
+  for (const auto& e : config.exercises()) out += "," + csv_field(e.name + "_outcome");
+  out += "\n";
+  std::vector<const StudentResult*> sorted;
+  for (const auto& r : results) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->student < b->student; });
+  for (const StudentResult* r : sorted) {
+    std::vector<std::string> points, outcomes;
+    for (const auto& e : config.exercises()) {
+      const auto it = std::find_if(r->report.exercises.begin(), r->report.exercises.end(),
+                                   [&](const ExerciseReport& x) { return x.name == e.name; });
+      points.push_back(it == r->report.exercises.end() ? "0" : pts(it->points_earned));
+      // A submission that never ran has one status for every exercise: why it never ran.
+      const bool ran = r->status == "passed" || r->status == "incomplete" || r->status == "crashed" || r->status == "timed out";
+      outcomes.push_back(!ran || it == r->report.exercises.end() ? r->status : exercise_status(*it));
+    }
+    out += csv_field(r->student);
+    for (const auto& p : points) out += "," + p;
+    out += "," + pts(r->report.points_earned) + "," + pts(config.total_points()) + "," + csv_field(r->status);
+    for (const auto& o : outcomes) out += "," + csv_field(o);
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json results_json(const LabConfig& config, const std::vector<StudentResult>& results,
+                            const nlohmann::json& run_info) {
+  nlohmann::json students = nlohmann::json::array();
+  std::map<std::string, int> counts;
+  for (const auto& r : results) {
+    students.push_back(to_json(r));
+    ++counts[r.status];
+  }
+  return {{"lab", config.name()}, {"title", config.title()}, {"max_points", config.total_points()},
+          {"run", run_info},       {"counts", counts},         {"students", students}};
+}
+
+std::string feedback_markdown(const StudentResult& r) {
+  std::string md = fmt::format("# {}: {}\n\n", r.report.lab, r.student);
+  md += fmt::format("**Status:** {}  \n**Points:** {} / {}  \n", r.status, pts(r.report.points_earned),
+                    pts(r.report.points_possible));
+  if (!r.graded_at.empty()) md += fmt::format("**Graded:** {}  \n", r.graded_at);
+  md += "\n";
+  if (!r.detail.empty() && r.status != "passed" && r.status != "incomplete")
+    md += "## What happened\n\n```\n" + r.detail + "\n```\n\n";
+  if (!r.notes.empty()) {
+    md += "## Notes\n\n";
+    for (const auto& n : r.notes) md += "- " + n + "\n";
+    md += "\n";
+  }
+  md += "## Report\n\nThe same report `grader check " + r.report.lab + "` shows:\n\n```\n" +
+        render_text(r.report, false) + "```\n";
+  return md;
+}
+
+nlohmann::json gradescope_json(const StudentResult& r) {
+  nlohmann::json tests = nlohmann::json::array();
+  for (const auto& e : r.report.exercises) {
+    for (const auto& k : e.kinds) {
+      std::string output;
+      for (const auto& c : k.cases)
+        if (!c.passed()) output += c.name + ": " + to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail) + "\n";
+      if (output.empty()) output = fmt::format("all {} cases passed", k.cases.size());
+      const bool all = k.passed == static_cast<int>(k.cases.size());
+      tests.push_back({{"name", e.name + ": " + k.kind},
+                       {"score", k.points_earned},
+                       {"max_score", k.points_possible},
+                       {"status", all ? "passed" : "failed"},
+                       {"output", output}});
+    }
+  }
+  std::string output = "Status: " + r.status;
+  if (!r.detail.empty() && r.status != "passed" && r.status != "incomplete") output += "\n\n" + r.detail;
+  return {{"score", r.report.points_earned},
+          {"execution_time", static_cast<int>(r.seconds + 0.5)},
+          {"output", output},
+          {"visibility", "visible"},
+          {"tests", tests}};
+}
+
+}  // namespace grader

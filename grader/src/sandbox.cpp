@@ -1,0 +1,121 @@
+#include "grader/sandbox.hpp"
+
+#include "grader/process.hpp"
+
+#include <cstdlib>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string find_in_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path candidate = fs::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
+}
+
+bool runs(const std::vector<std::string>& argv) {
+  ProcessOptions o;
+  o.argv = argv;
+  o.output_file = "/dev/null";
+  o.timeout_s = 20;
+  return run_process(o).ok();
+}
+
+// The device files a CUDA program needs: /dev/nvidia0.., nvidiactl, nvidia-uvm, nvidia-caps/.
+std::vector<fs::path> gpu_device_files() {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/dev", ec))
+    if (e.path().filename().string().rfind("nvidia", 0) == 0) files.push_back(e.path());
+  if (fs::exists("/dev/dri")) files.push_back("/dev/dri");
+  return files;
+}
+
+std::vector<std::string> bwrap_prefix(const std::string& bwrap, const std::vector<fs::path>& writable,
+                                      const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable) {
+  std::vector<std::string> a = {bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
+  for (const auto& dev : gpu_device_files()) {
+    a.insert(a.end(), {"--dev-bind", dev.string(), dev.string()});
+  }
+  a.insert(a.end(), {"--proc", "/proc", "--tmpfs", "/tmp"});
+  for (const auto& h : hidden) a.insert(a.end(), {"--tmpfs", h.string()});
+  for (const auto& r : readable) a.insert(a.end(), {"--ro-bind", r.string(), r.string()});
+  for (const auto& w : writable) a.insert(a.end(), {"--bind", w.string(), w.string()});
+  a.insert(a.end(), {"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+                     "--new-session"});
+  if (!writable.empty()) a.insert(a.end(), {"--chdir", writable.front().string()});
+  a.push_back("--");
+  return a;
+}
+
+}  // namespace
+
+Sandbox Sandbox::detect(bool allow) {
+  Sandbox s;
+  if (!allow) return s;
+  const char* forced = std::getenv("WORKBOOK_BWRAP");
+  const std::string bwrap = forced && *forced ? forced : find_in_path("bwrap");
+  if (!bwrap.empty()) {
+    const fs::path tmp = fs::temp_directory_path();
+    auto probe = bwrap_prefix(bwrap, {tmp}, {}, {});
+    probe.push_back("true");
+    if (runs(probe)) {
+      s.kind_ = Kind::Bubblewrap;
+      s.tool_ = bwrap;
+      return s;
+    }
+  }
+  const std::string unshare = find_in_path("unshare");
+  if (!unshare.empty()) {
+    // As root a network namespace needs nothing more; otherwise map ourselves to root in a user
+    // namespace first (-r), where the kernel allows it.
+    const bool root = ::geteuid() == 0;
+    std::vector<std::string> probe = {unshare, root ? "--net" : "-rn", "--", "true"};
+    if (runs(probe)) {
+      s.kind_ = Kind::Unshare;
+      s.tool_ = unshare;
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> Sandbox::wrap(const std::vector<std::string>& argv, const std::vector<fs::path>& writable,
+                                       const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable) const {
+  std::vector<std::string> full;
+  switch (kind_) {
+    case Kind::Bubblewrap: full = bwrap_prefix(tool_, writable, hidden, readable); break;
+    case Kind::Unshare: full = {tool_, ::geteuid() == 0 ? "--net" : "-rn", "--"}; break;
+    case Kind::None: break;
+  }
+  full.insert(full.end(), argv.begin(), argv.end());
+  return full;
+}
+
+std::string Sandbox::describe() const {
+  const std::string always =
+      "own process group killed on timeout; memory and process-count watch over the whole process tree; "
+      "CPU-time, file-size and core-dump limits; cleared environment; output truncated at a limit";
+  switch (kind_) {
+    case Kind::Bubblewrap:
+      return "bubblewrap (" + tool_ + "): read-only view of the machine except the submission's scratch folder, "
+             "other submissions hidden, private /tmp, no network, own PID namespace, only the GPU's device files; " + always;
+    case Kind::Unshare:
+      return "unshare (" + tool_ + "): no network (private network namespace); NOT read-only: bubblewrap is not "
+             "installed or cannot run here; " + always;
+    case Kind::None:
+      return "no namespace isolation (neither bubblewrap nor unshare works here): the filesystem and the network "
+             "are NOT protected; " + always;
+  }
+  return always;
+}
+
+}  // namespace grader
