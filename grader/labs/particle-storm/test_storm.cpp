@@ -1,0 +1,820 @@
+// The grader's tests for particle-storm. The same file builds against labs/particle-storm (what a
+// student runs) and against solutions/particle-storm (what the project's own tests require to
+// pass). Tags: [update] [relax] [maximum] [resident] x [correctness] [performance] and, for
+// resident, [program] [transfers] [tiers].
+//
+// Each step is graded on its own against the sequential program's semantics (storm.h), on
+// inputs made for it; `resident` is graded with the grader's own steps (Ref1), so that it
+// depends only on simulate(); the whole program (your simulate with your steps) is graded end
+// to end and timed against the sequential baseline, beside the reference tiers Ref1 and Ref2.
+#include "generator.hpp"
+#include "grader/baseline_cache.hpp"
+#include "grader/grading.hpp"
+#include "reference.hpp"
+#include "sequential.hpp"
+#include "storm.h"
+#include "storm_file.hpp"
+#include "tiers.cuh"
+#include "transfers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_buffer.hpp"
+#include "workbook/guarded_buffer.hpp"
+#include "workbook/random.hpp"
+#include "workbook/stats.hpp"
+#include "workbook/stream.hpp"
+#include "workbook/timer.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef PARTICLE_STORM_DIR
+#error "PARTICLE_STORM_DIR must name labs/particle-storm"
+#endif
+
+namespace {
+
+using grader::CaseResult;
+using grader::Outcome;
+using storm::Result;
+using storm::Storm;
+using workbook::DeviceBuffer;
+using workbook::GuardedBuffer;
+namespace sg = storm_grading;
+
+// ---- inputs and small helpers -------------------------------------------------------------------
+
+// Each input of each case has its own stream of random numbers (kind, case index, repeat), so a
+// seed fixes every input and adding a case changes no other case's inputs.
+std::uint64_t input_seed(int kind, int index, int repeat, int input = 0) {
+  return workbook::derive_seed(grading::seed(), ((std::uint64_t(kind) * 1000 + index) * 10 + repeat) * 10 + input);
+}
+
+std::string strf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string strf(const char* format, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
+}
+
+std::string cells(long long n) { return std::to_string(n) + (n == 1 ? " cell" : " cells"); }
+
+template <class T>
+void copy_to_device(T* dst, const std::vector<T>& src, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+// The particles of a storm on the device (at least one element, so the pointer is never null).
+DeviceBuffer<int> device_particles(const Storm& s, cudaStream_t stream) {
+  DeviceBuffer<int> d(std::max<std::size_t>(s.posval.size(), 2));
+  copy_to_device(d.data(), s.posval, stream);
+  return d;
+}
+
+// Cell by cell comparison with a tolerance per cell: the first wrong cell, how many are wrong.
+struct CellCheck {
+  std::size_t wrong = 0, first = 0;
+  double expected = 0, got = 0, allowed = 0;
+};
+CellCheck check_cells(const std::vector<float>& got, const std::vector<float>& expected,
+                      const std::function<double(std::size_t)>& allowed) {
+  CellCheck c;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const double a = allowed(k);
+    if (!(std::isfinite(got[k]) && std::fabs(double(got[k]) - expected[k]) <= a)) {
+      if (c.wrong++ == 0) c = {1, k, expected[k], got[k], a};
+    }
+  }
+  return c;
+}
+std::string describe(const CellCheck& c, std::size_t n) {
+  return strf("layer[%zu]: expected %.9g, got %.9g (allowed +-%.3g); %zu of %zu cells wrong", c.first, c.expected,
+             c.got, c.allowed, c.wrong, n);
+}
+
+// ---- update ---------------------------------------------------------------------------------------
+
+struct UpdateShape {
+  int layer_size, particles;
+  long long min_position, max_position;
+  int min_energy, max_energy;
+};
+
+// Tiny layers, block edges, positions on and beyond both ends, mixed signs, a prime size, many
+// particles on few cells, one particle, a tile-and-a-bit of particles, and layers past 2^24
+// cells (where a float no longer holds every cell index).
+const UpdateShape kUpdateShapes[] = {
+    {1, 1, 0, 0, 1, 1000},
+    {2, 3, -1, 2, -1000, 1000},
+    {3, 4, -2, 4, -1000, 1000},
+    {16, 5, -2, 17, -500, 1000},
+    {17, 5, -2, 18, -500, 1000},
+    {255, 33, 0, 254, 1, 1000},
+    {256, 33, 0, 255, 1, 1000},
+    {257, 33, 0, 256, 1, 1000},
+    {1000, 1, 0, 999, 1, 1000},
+    {4097, 1000, -100, 4196, -1000, 1000},
+    {100003, 300, -1000, 101002, -500, 1000},
+    {30, 10000, -5, 34, -200, 1000},
+    {1 << 20, 257, 0, (1 << 20) - 1, 1, 1000},
+    {(1 << 22) + 1, 3, -10, (1 << 22) + 10, 1, 1000},
+    {20000000, 2, 19999000, 19999999, 1, 1000},
+};
+bool is_large(int layer_size, long long particles) { return double(layer_size) * particles > 1e8 || layer_size > 4e6; }
+
+std::string update_name(const UpdateShape& s, int repeat) {
+  return cells(s.layer_size) + ", " + std::to_string(s.particles) + (s.particles == 1 ? " particle" : " particles") +
+         (repeat ? " #2" : "");
+}
+
+void run_update(const UpdateShape& shape, int index, int repeat, CaseResult& r) {
+  sg::StormShape gen;
+  gen.layer_size = shape.layer_size;
+  gen.particles = shape.particles;
+  gen.min_position = shape.min_position;
+  gen.max_position = shape.max_position;
+  gen.min_energy = shape.min_energy;
+  gen.max_energy = shape.max_energy;
+  const Storm s = sg::generate_storm(gen, input_seed(1, index, repeat), 0);
+  // The layer already holds energy (it is not reset between storms): update must add to it.
+  const auto initial = workbook::random_floats(shape.layer_size, input_seed(1, index, repeat, 1), -1.0f, 1.0f);
+  sg::RefLayer ref(initial);
+  sg::ref_update(ref, s.posval.data(), s.size());
+
+  workbook::Stream stream;
+  GuardedBuffer<float> layer(shape.layer_size);
+  layer.poison(stream);
+  copy_to_device(layer.data(), initial, stream);
+  const auto particles = device_particles(s, stream);
+  storm::update(layer.data(), shape.layer_size, particles.data(), s.size(), stream);
+  stream.synchronize();
+  const auto got = layer.download();
+
+  const auto c = check_cells(got, ref.value, [&](std::size_t k) { return sg::tolerance(ref, int(k)); });
+  r.metrics = {{"layer_size", shape.layer_size}, {"particles", shape.particles}, {"wrong", c.wrong}};
+  if (c.wrong > 0) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = describe(c, got.size());
+    if (std::memcmp(got.data(), initial.data(), got.size() * sizeof(float)) == 0)
+      r.detail += "; the layer did not change: see the TODO(update) steps in storm.cu";
+  } else if (!layer.intact_guards()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "wrote outside the layer (memory just before or after it changed): check k < layer_size";
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+}
+
+// ---- relax ----------------------------------------------------------------------------------------
+
+const int kRelaxSizes[] = {3, 4, 16, 17, 255, 256, 257, 1000, 4097, 100003, 1 << 20, 1 << 24};
+
+void run_relax(int n, int index, int repeat, CaseResult& r) {
+  const auto initial = workbook::random_floats(n, input_seed(2, index, repeat), -1.0f, 1.0f);
+  sg::RefLayer ref(initial);
+  sg::ref_relax(ref);
+
+  workbook::Stream stream;
+  GuardedBuffer<float> layer(n), layer_copy(n);
+  layer.poison(stream);
+  layer_copy.poison(stream);  // NaN: a cell read from the copy before it is written shows
+  copy_to_device(layer.data(), initial, stream);
+  storm::relax(layer.data(), layer_copy.data(), n, stream);
+  stream.synchronize();
+  const auto got = layer.download();
+
+  const auto c = check_cells(got, ref.value, [&](std::size_t k) {
+    if (k == 0 || k + 1 == got.size()) return 0.0;  // the ends: untouched, exactly
+    // (a + b + c) / 3 in another order, or times 1/3: a few units of 2^-24 of the terms.
+    return 4.0 / (1 << 24) * (std::fabs(initial[k - 1]) + std::fabs(initial[k]) + std::fabs(initial[k + 1])) / 3 +
+           1e-30;
+  });
+  r.metrics = {{"layer_size", n}, {"wrong", c.wrong}};
+  if (c.wrong > 0) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = describe(c, got.size());
+    if (std::memcmp(got.data(), initial.data(), got.size() * sizeof(float)) == 0)
+      r.detail += "; the layer did not change: see the TODO(relax) steps in storm.cu";
+    else if (c.first == 0 || c.first + 1 == got.size())
+      r.detail += "; the two end cells must be left as they are";
+    else if (std::isnan(c.got))
+      r.detail += "; a NaN: a cell was read from layer_copy before it was written there (a race between "
+                  "blocks? layer_copy starts as NaN)";
+  } else if (!layer.intact_guards() || !layer_copy.intact_guards()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "wrote outside the layer or its copy (memory just before or after them changed)";
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+}
+
+// ---- maximum --------------------------------------------------------------------------------------
+
+struct MaximumCase {
+  std::string name;
+  std::function<std::vector<float>(std::uint64_t seed)> layer;
+};
+
+std::vector<float> random_layer(int n, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  return workbook::random_floats(n, seed, lo, hi);
+}
+
+std::vector<MaximumCase> maximum_cases() {
+  std::vector<MaximumCase> cases = {
+      {"1 cell: no interior cell", [](std::uint64_t) { return std::vector<float>{5}; }},
+      {"2 cells: no interior cell", [](std::uint64_t) { return std::vector<float>{1, 5}; }},
+      {"3 cells: a peak in the middle", [](std::uint64_t) { return std::vector<float>{1, 5, 2}; }},
+      {"larger values at the ends only", [](std::uint64_t) { return std::vector<float>{9, 1, 2, 1, 9}; }},
+      {"a plateau is no strict maximum", [](std::uint64_t) { return std::vector<float>{0, 1, 5, 5, 1, 0, 2, 1}; }},
+      {"all negative: no maximum", [](std::uint64_t seed) { return random_layer(1000, seed, -2.0f, -1.0f); }},
+      {"all zero: no maximum", [](std::uint64_t) { return std::vector<float>(70000, 0.0f); }},
+      {"one tiny positive peak in 1M zeros",
+       [](std::uint64_t) {
+         std::vector<float> v(1 << 20, 0.0f);
+         v[777777] = 1e-30f;
+         return v;
+       }},
+      {"a rising ramp: the largest cells are no maxima",
+       [](std::uint64_t) {
+         std::vector<float> v(5000);
+         for (int k = 0; k < 5000; ++k) v[k] = float(k);
+         v[5] = 100;  // the one strict local maximum
+         return v;
+       }},
+      {"equal maxima in one block: the lowest position wins",
+       [](std::uint64_t seed) {
+         auto v = random_layer(1000, seed, 0.0f, 1.0f);
+         for (int k : {500, 12, 10}) v[k] = 3.0f;
+         return v;
+       }},
+      {"equal maxima across blocks: the lowest position wins",
+       [](std::uint64_t seed) {
+         auto v = random_layer(1 << 20, seed, 0.0f, 1.0f);
+         for (int k : {900000, 600000, 300001, 1000001}) v[k] = 7.5f;
+         return v;
+       }},
+      {"a relaxed layer from a real storm",
+       [](std::uint64_t seed) {
+         sg::StormShape shape;
+         shape.layer_size = 30000;
+         shape.particles = 2000;
+         const auto s = sg::generate_storm(shape, seed, 0);
+         sg::RefLayer ref(shape.layer_size);
+         sg::ref_update(ref, s.posval.data(), s.size());
+         sg::ref_relax(ref);
+         return ref.value;
+       }},
+  };
+  for (int n : {16, 17, 255, 256, 257, 4097, 100003, 1 << 20, (1 << 24) + 3})
+    cases.push_back({"random, " + cells(n), [n](std::uint64_t seed) { return random_layer(n, seed); }});
+  return cases;
+}
+
+void run_maximum(const MaximumCase& mc, int index, int repeat, CaseResult& r) {
+  const auto input = mc.layer(input_seed(3, index, repeat));
+  const int n = static_cast<int>(input.size());
+  const Result expected = sg::ref_maximum(input);
+
+  workbook::Stream stream;
+  DeviceBuffer<float> layer(n);
+  copy_to_device(layer.data(), input, stream);
+  GuardedBuffer<float> candidate_values(n), max_value(1);
+  GuardedBuffer<int> candidate_positions(n), max_position(1);
+  for (auto* b : {&candidate_values, &max_value}) b->poison(stream);
+  for (auto* b : {&candidate_positions, &max_position}) b->poison(stream);
+  storm::maximum(layer.data(), n, candidate_values.data(), candidate_positions.data(), max_value.data(),
+                 max_position.data(), stream);
+  stream.synchronize();
+  const Result got{max_position.download()[0], max_value.download()[0]};
+
+  r.metrics = {{"layer_size", n}, {"expected_position", expected.position}, {"got_position", got.position}};
+  const std::string what = strf("expected position %d value %.9g, got position %d value %.9g", expected.position,
+                               expected.value, got.position, got.value);
+  if (got.position != expected.position || !(got.value == expected.value)) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = what;
+    if (got.position == -1 || std::isnan(got.value)) {
+      r.detail += "; nothing was written to *max_position or *max_value: see the TODO(maximum) steps in storm.cu";
+    } else if (got.position >= 0 && got.position < n && got.position != expected.position &&
+               input[got.position] == expected.value) {
+      r.detail += "; equal values: the lowest position must win";
+    } else if (got.position == 0 || got.position == n - 1) {
+      r.detail += "; cells 0 and layer_size-1 are never candidates";
+    } else if (expected.position == 0) {
+      r.detail += "; with no strict local maximum greater than 0, the result is position 0, value 0";
+    }
+  } else if (layer.download() != input) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = what + "; but maximum() changed the layer: it must only read it";
+  } else if (!max_value.intact_guards() || !max_position.intact_guards() || !candidate_values.intact_guards() ||
+             !candidate_positions.intact_guards()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "wrote outside the result or the candidate arrays (memory just before or after them changed)";
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+}
+
+// ---- whole programs ---------------------------------------------------------------------------------
+
+using Program = std::function<std::vector<Result>(int layer_size, const std::vector<Storm>& storms)>;
+
+// Compares a program's results with the reference's, storm by storm (reference.hpp, judge).
+std::string wrong_results(const std::vector<Result>& expected, const std::vector<sg::RefLayer>& layers,
+                          const std::vector<Result>& got) {
+  if (got.size() != expected.size())
+    return strf("simulate() returned %zu results for %zu storms", got.size(), expected.size());
+  std::size_t wrong = 0, first = 0;
+  std::string why;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const auto v = sg::judge(layers[i], expected[i], got[i]);
+    if (!v.ok && wrong++ == 0) {
+      first = i;
+      why = v.why;
+    }
+  }
+  if (wrong == 0) return "";
+  std::string detail = strf("storm %zu of %zu: %s", first + 1, got.size(), why.c_str());
+  if (wrong > 1) detail += strf(" (%zu storms wrong)", wrong);
+  if (got[first].position == -1)
+    detail += "; position -1 is the starter's 'not computed': see the TODO(resident) steps in storm.cu";
+  return detail;
+}
+
+// A workload: the storms and the reference's results and layers.
+struct Workload {
+  std::string name;
+  int layer_size = 0;
+  std::vector<Storm> storms;
+  std::vector<Result> expected;
+  std::vector<sg::RefLayer> layers;
+};
+
+Workload make_workload(std::string name, int layer_size, std::vector<Storm> storms) {
+  Workload w{std::move(name), layer_size, std::move(storms), {}, {}};
+  w.expected = sg::ref_simulate(w.layer_size, w.storms, &w.layers);
+  return w;
+}
+
+// Leaves NaN in the memory the next allocations will likely get, so that a layer that is
+// allocated but never zeroed holds garbage instead of the zeros a fresh allocation often has.
+void dirty_device_memory(std::size_t bytes) {
+  DeviceBuffer<unsigned char> junk(bytes);
+  junk.poison();
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// The shipped debugging cases (storms/cases.txt) and generated workloads.
+std::vector<Workload>& program_workloads() {
+  static std::vector<Workload> all;
+  if (!all.empty()) return all;
+  for (const auto& c : storm_io::read_cases(std::string(PARTICLE_STORM_DIR) + "/storms")) {
+    std::vector<Storm> storms;
+    for (const auto& f : c.files) storms.push_back(storm_io::read_storm_file(f));
+    all.push_back(make_workload("storms/" + c.name + ": " + cells(c.layer_size), c.layer_size, std::move(storms)));
+  }
+  struct Generated {
+    int layer_size, storms, particles;
+    long long min_position, max_position;
+    int min_energy, max_energy;
+  };
+  const Generated generated[] = {
+      {1000, 3, 50, 0, 999, 1, 1000},
+      {4097, 4, 500, -200, 4296, -1000, 1000},
+      {100003, 2, 1000, 0, 100002, 1, 1000},
+      {1 << 20, 2, 200, -1000, (1 << 20) + 1000, 1, 1000},
+  };
+  int index = 0;
+  for (const auto& g : generated) {
+    sg::StormShape shape;
+    shape.layer_size = g.layer_size;
+    shape.particles = g.particles;
+    shape.storms = g.storms;
+    shape.min_position = g.min_position;
+    shape.max_position = g.max_position;
+    shape.min_energy = g.min_energy;
+    shape.max_energy = g.max_energy;
+    all.push_back(make_workload(strf("generated: %s, %d storms x %d particles%s", cells(g.layer_size).c_str(),
+                                    g.storms, g.particles, g.min_energy < 0 ? ", mixed signs" : ""),
+                                g.layer_size, sg::generate_storms(shape, input_seed(4, index++, 0))));
+  }
+  return all;
+}
+
+// Runs the program twice on the workload (the second run likely gets the first one's memory
+// back: a layer that is not zeroed then starts from the first run's energy).
+void run_program_case(const Workload& w, const Program& program, CaseResult& r) {
+  r.metrics = {{"layer_size", w.layer_size}, {"storms", w.storms.size()}};
+  dirty_device_memory(std::size_t(w.layer_size) * 4 * sizeof(float) + (1 << 20));
+  for (int run = 0; run < 2; ++run) {
+    const auto got = program(w.layer_size, w.storms);
+    const std::string wrong = wrong_results(w.expected, w.layers, got);
+    if (!wrong.empty()) {
+      r.outcome = Outcome::Incorrect;
+      r.detail = (run == 1 ? "right the first time, wrong the second (is the layer zeroed on the device?): " : "") +
+                 wrong;
+      return;
+    }
+  }
+  r.outcome = Outcome::Passed;
+}
+
+// simulate() with the grader's steps (Ref1: the sequential program's arithmetic), for `resident`.
+std::vector<Result> simulate_with_ref1(int layer_size, const std::vector<Storm>& storms) {
+  return storm::simulate(layer_size, storms, storm_tiers::ref1_steps());
+}
+// simulate() with the student's steps: the program as main() runs it.
+std::vector<Result> simulate_with_yours(int layer_size, const std::vector<Storm>& storms) {
+  return storm::simulate(layer_size, storms);
+}
+
+// ---- performance -------------------------------------------------------------------------------------
+
+// The leaderboard workload, [performance] in lab.toml.
+struct PerfWorkload {
+  int layer_size, storms, particles;
+  std::uint64_t seed;
+  sg::StormShape shape() const {
+    sg::StormShape s;
+    s.layer_size = layer_size;
+    s.particles = particles;
+    s.storms = storms;
+    return s;
+  }
+  std::string str() const { return strf("%d cells, %d storms x %d particles", layer_size, storms, particles); }
+  std::string key() const { return strf("%dx%dx%d", layer_size, storms, particles); }
+};
+
+PerfWorkload perf_workload() {
+  const auto& c = grading::config();
+  return {static_cast<int>(c.require_number("performance.layer_size")),
+          static_cast<int>(c.require_number("performance.storms")),
+          static_cast<int>(c.require_number("performance.particles")),
+          static_cast<std::uint64_t>(c.require_number("performance.seed"))};
+}
+
+struct Baselines {
+  double program_ms = 0;  // the sequential program on the leaderboard workload
+  double update_ms = 0;   // its update step for one storm
+};
+
+// Measured once per machine and workload and cached (grader/baseline_cache.hpp). One run of the
+// sequential program gives both: it times its phases.
+const Baselines& baselines() {
+  static std::optional<Baselines> cached;
+  if (cached) return *cached;
+  const PerfWorkload w = perf_workload();
+  const auto announce = [](const std::string& msg) { std::cout << "  " << msg << std::endl; };
+  std::optional<double> update_ms;
+  const auto run_sequential = [&](int storms) {
+    sg::StormShape shape = w.shape();
+    shape.storms = storms;
+    const auto input = sg::generate_storms(shape, w.seed);
+    sg::SequentialBreakdown breakdown;
+    const auto t = workbook::time_host([&] {
+      breakdown = {};
+      sg::sequential_simulate(w.layer_size, input, &breakdown);
+    }, 1, 0.0);
+    update_ms = breakdown.update_s * 1e3 / storms;
+    return grader::BaselineTime{t.ms.median, t.ms.min, t.ms.cv, t.ms.count, false};
+  };
+  const auto program =
+      grader::cached_baseline("particle-storm/sequential/program/" + w.key(), [&] { return run_sequential(w.storms); },
+                              announce);
+  const auto update = grader::cached_baseline(
+      strf("particle-storm/sequential/update/%dx%d", w.layer_size, w.particles),
+      [&] {
+        if (!update_ms) run_sequential(1);
+        return grader::BaselineTime{*update_ms, *update_ms, 0.0, 1, false};
+      },
+      announce);
+  cached = Baselines{program.median_ms, update.median_ms};
+  return *cached;
+}
+
+// update, timed on device-resident data: fresh particles before every call (outside the timed
+// window), every call's layer checked.
+void update_performance(CaseResult& r) {
+  const PerfWorkload w = perf_workload();
+  const double min_speedup = grading::config().require_number("exercises.update.min_speedup");
+  const int n = w.layer_size;
+  sg::StormShape shape = w.shape();
+  shape.storms = 1;
+
+  workbook::Stream stream;
+  const auto initial = workbook::random_floats(n, input_seed(5, 0, 0), 0.0f, 1.0f);
+  DeviceBuffer<float> d_initial(n), layer(n);
+  copy_to_device(d_initial.data(), initial, stream);
+  DeviceBuffer<int> particles(2 * std::size_t(w.particles));
+  Storm s;
+  sg::RefLayer expected;
+  int call = 0;
+  std::size_t wrong = 0, calls = 0;
+  std::string first_wrong;
+  const auto timing = workbook::time_gpu(
+      stream, [&] { storm::update(layer.data(), n, particles.data(), s.size(), stream); },
+      [&] {
+        s = sg::generate_storm(shape, input_seed(5, 1, 0), call++);
+        CUDA_CHECK(cudaMemcpyAsync(particles.data(), s.posval.data(), s.posval.size() * sizeof(int),
+                                   cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(layer.data(), d_initial.data(), layer.bytes(), cudaMemcpyDeviceToDevice, stream));
+        expected = sg::RefLayer(initial);
+        sg::ref_update(expected, s.posval.data(), s.size());
+      },
+      [&] {
+        ++calls;
+        const auto got = layer.download();
+        const auto c = check_cells(got, expected.value, [&](std::size_t k) { return sg::tolerance(expected, int(k)); });
+        if (c.wrong > 0 && wrong++ == 0) first_wrong = describe(c, got.size());
+      },
+      grading::timing_options());
+
+  const double base = baselines().update_ms;
+  const double med = timing.ms.median;
+  const double speedup = base / med;
+  const double updates = double(n) * w.particles;
+  r.metrics = {{"layer_size", n},         {"particles", w.particles},       {"median_ms", med},
+               {"min_ms", timing.ms.min}, {"cv", timing.ms.cv},             {"runs", timing.ms.count},
+               {"baseline_ms", base},     {"speedup", speedup},             {"min_speedup", min_speedup},
+               {"gcell_updates_per_s", updates / (med * 1e-3) / 1e9}};
+  if (wrong > 0) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = strf("%zu of %zu calls (warm-up and timed) gave a wrong layer, first: %s", wrong, calls,
+                   first_wrong.c_str());
+  } else if (speedup >= min_speedup) {
+    r.outcome = Outcome::Passed;
+  } else {
+    r.outcome = Outcome::TooSlow;
+    r.detail = strf("median %.3g ms (%.0f G cell-updates/s) is %.0fx the sequential update (%.4g ms); needs %.0fx, "
+                   "i.e. at most %.3g ms",
+                   med, updates / (med * 1e-3) / 1e9, speedup, base, min_speedup, base / min_speedup);
+  }
+}
+
+// A whole program timed from host storms to host results (as the course timed it), on fresh
+// storms every round; every call's results checked.
+struct Timed {
+  std::string name;
+  Program program;
+  std::vector<double> samples;  // ms
+  std::size_t wrong = 0, calls = 0;
+  std::string first_wrong;
+  bool active = true;
+  sg::Transfers transfers;  // of the first call
+  workbook::Summary summary() const { return workbook::summarize(samples); }
+};
+
+// Rounds: fresh storms, the reference's results, then each program once, in turn (so that a
+// change of clocks or of machine load affects them alike). At least min_runs timed rounds after
+// the warm-up, then more until every program's spread is under target_cv or the budget is spent.
+void time_programs(std::vector<Timed>& programs) {
+  using clock = std::chrono::steady_clock;
+  const auto options = grading::timing_options();
+  const PerfWorkload w = perf_workload();
+  const int warmup = std::max(1, options.warmup);
+  const auto started = clock::now();
+  for (int round = 0; round < warmup + options.max_runs; ++round) {
+    const auto storms = sg::generate_storms(w.shape(), input_seed(6, round, 0));
+    std::vector<sg::RefLayer> layers;
+    const auto expected = sg::ref_simulate(w.layer_size, storms, &layers);
+    for (auto& p : programs) {
+      if (!p.active) continue;
+      std::optional<sg::TransferCount> count;
+      if (round == 0) count.emplace();
+      std::vector<Result> got;
+      std::string wrong;
+      const auto t0 = clock::now();
+      try {
+        got = p.program(w.layer_size, storms);
+      } catch (const workbook::CudaError& e) {
+        if (e.sticky()) throw;  // the context is lost: the case is recorded as crashed
+        wrong = std::string("simulate() threw: ") + e.what();
+      } catch (const std::exception& e) {
+        wrong = std::string("simulate() threw: ") + e.what();
+      }
+      const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+      if (count) p.transfers = count->stop();
+      ++p.calls;
+      if (round >= warmup) p.samples.push_back(ms);
+      if (wrong.empty()) wrong = wrong_results(expected, layers, got);
+      if (!wrong.empty() && p.wrong++ == 0) p.first_wrong = wrong;
+      if (!wrong.empty() && round < warmup) p.active = false;  // wrong from the start: not worth timing
+    }
+    const int timed = round + 1 - warmup;
+    if (timed >= options.min_runs) {
+      const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
+      const bool steady = std::all_of(programs.begin(), programs.end(), [&](const Timed& p) {
+        return !p.active || p.summary().cv < options.target_cv;
+      });
+      if (steady || elapsed > options.budget_s) break;
+    }
+  }
+}
+
+struct ProgramTimes {
+  Timed yours, ref1, ref2;
+};
+
+const ProgramTimes& program_times() {
+  static std::optional<ProgramTimes> times;
+  if (times) return *times;
+  std::vector<Timed> programs(3);
+  programs[0].name = "your program";
+  programs[0].program = simulate_with_yours;
+  programs[1].name = "Ref1";
+  programs[1].program = storm_tiers::ref1_program;
+  programs[2].name = "Ref2";
+  programs[2].program = storm_tiers::ref2_program;
+  time_programs(programs);
+  times = ProgramTimes{programs[0], programs[1], programs[2]};
+  return *times;
+}
+
+void program_metrics(const Timed& t, CaseResult& r) {
+  const double base = baselines().program_ms;
+  const auto s = t.summary();
+  r.metrics["median_ms"] = s.median;
+  r.metrics["min_ms"] = s.min;
+  r.metrics["cv"] = s.cv;
+  r.metrics["runs"] = s.count;
+  r.metrics["baseline_ms"] = base;
+  r.metrics["speedup"] = base / s.median;
+}
+
+// One tier of the leaderboard: your program's speedup must reach the tier's threshold. The
+// metrics place you between Ref1 and Ref2, timed in the same rounds.
+void tier_case(const std::string& threshold_key, CaseResult& r) {
+  const auto& t = program_times();
+  const double min_speedup = grading::config().require_number("exercises.resident." + threshold_key);
+  const double base = baselines().program_ms;
+  const PerfWorkload w = perf_workload();
+  r.metrics = {{"layer_size", w.layer_size}, {"storms", w.storms}, {"particles", w.particles}};
+  if (t.yours.wrong > 0 || t.yours.samples.empty()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = strf("%zu of %zu calls gave wrong results, first: %s", t.yours.wrong, t.yours.calls,
+                   t.yours.first_wrong.c_str());
+    return;
+  }
+  program_metrics(t.yours, r);
+  r.metrics["min_speedup"] = min_speedup;
+  const double med = t.yours.summary().median;
+  r.metrics["h2d_bytes"] = t.yours.transfers.h2d_bytes;
+  r.metrics["d2h_bytes"] = t.yours.transfers.d2h_bytes;
+  if (!t.ref1.samples.empty()) r.metrics["ref1_ms"] = t.ref1.summary().median;
+  if (!t.ref2.samples.empty()) r.metrics["ref2_ms"] = t.ref2.summary().median;
+  if (!t.ref1.samples.empty() && !t.ref2.samples.empty()) {
+    // Where you stand: 0 at Ref1's time, 1 at Ref2's (on a log scale of time), beyond either end.
+    const double a = std::log(t.ref1.summary().median), b = std::log(t.ref2.summary().median);
+    r.metrics["between_ref1_and_ref2"] = (a - std::log(med)) / (a - b);
+  }
+  const double speedup = base / med;
+  if (speedup >= min_speedup) {
+    r.outcome = Outcome::Passed;
+  } else {
+    r.outcome = Outcome::TooSlow;
+    r.detail = strf("median %.3g ms is %.0fx the sequential program (%.4g s); needs %.0fx, i.e. at most %.3g ms "
+                   "(Ref1 takes %.3g ms, Ref2 %.3g ms)",
+                   med, speedup, base / 1e3, min_speedup, base / min_speedup,
+                   t.ref1.samples.empty() ? NAN : t.ref1.summary().median,
+                   t.ref2.samples.empty() ? NAN : t.ref2.summary().median);
+  }
+}
+
+// A reference tier's own row: its time and speedup, beside the threshold of its tier.
+void reference_tier(const Timed& t, const std::string& threshold_key, CaseResult& r) {
+  if (t.wrong > 0 || t.samples.empty()) {
+    r.outcome = Outcome::Error;
+    r.detail = "internal: the reference tier gave wrong results: " + t.first_wrong;
+    return;
+  }
+  program_metrics(t, r);
+  r.metrics["min_speedup"] = grading::config().require_number("exercises.resident." + threshold_key);
+  r.outcome = Outcome::Passed;
+}
+
+}  // namespace
+
+// ---- the graded cases ---------------------------------------------------------------------------
+
+TEST_CASE("update: every cell gets every particle's energy", "[update][correctness]") {
+  int count = 0;
+  for (const auto& s : kUpdateShapes) count += is_large(s.layer_size, s.particles) ? 1 : 2;
+  grading::plan("update", "correctness", count);
+  int index = 0;
+  for (const auto& s : kUpdateShapes) {
+    for (int repeat = 0; repeat < (is_large(s.layer_size, s.particles) ? 1 : 2); ++repeat)
+      GRADE_CASE("update", "correctness", update_name(s, repeat),
+                 [&](CaseResult& r) { run_update(s, index, repeat, r); });
+    ++index;
+  }
+}
+
+TEST_CASE("update: speedup over the sequential update", "[update][performance]") {
+  const PerfWorkload w = perf_workload();
+  GRADE_CASE("update", "performance", strf("%d cells x %d particles", w.layer_size, w.particles),
+             [](CaseResult& r) { update_performance(r); });
+}
+
+TEST_CASE("relax: the three-point average, ends untouched, no race", "[relax][correctness]") {
+  grading::plan("relax", "correctness", 2 * static_cast<int>(std::size(kRelaxSizes)));
+  int index = 0;
+  for (int n : kRelaxSizes) {
+    for (int repeat = 0; repeat < 2; ++repeat)
+      GRADE_CASE("relax", "correctness", cells(n) + (repeat ? " #2" : ""),
+                 [&](CaseResult& r) { run_relax(n, index, repeat, r); });
+    ++index;
+  }
+}
+
+TEST_CASE("maximum: strict local maxima, ties to the lowest position", "[maximum][correctness]") {
+  const auto cases = maximum_cases();
+  grading::plan("maximum", "correctness", 2 * static_cast<int>(cases.size()));
+  int index = 0;
+  for (const auto& mc : cases) {
+    for (int repeat = 0; repeat < 2; ++repeat)
+      GRADE_CASE("maximum", "correctness", mc.name + (repeat ? " #2" : ""),
+                 [&](CaseResult& r) { run_maximum(mc, index, repeat, r); });
+    ++index;
+  }
+}
+
+TEST_CASE("resident: simulate() with the grader's steps", "[resident][correctness]") {
+  const auto& workloads = program_workloads();
+  grading::plan("resident", "correctness", static_cast<int>(workloads.size()));
+  for (const auto& w : workloads)
+    GRADE_CASE("resident", "correctness", w.name,
+               [&](CaseResult& r) { run_program_case(w, simulate_with_ref1, r); });
+}
+
+TEST_CASE("resident: only the particles go in, only the results come out", "[resident][transfers]") {
+  GRADE_CASE("resident", "transfers", "4194304 cells, 3 storms x 64 particles", [](CaseResult& r) {
+    const auto& c = grading::config();
+    const double per_particle = c.require_number("exercises.resident.max_h2d_bytes_per_particle");
+    const double per_storm = c.require_number("exercises.resident.max_d2h_bytes_per_storm");
+    const double slack = c.require_number("exercises.resident.transfer_slack_bytes");
+    sg::StormShape shape;
+    shape.layer_size = 1 << 22;
+    shape.storms = 3;
+    shape.particles = 64;
+    const auto w = make_workload("transfers", shape.layer_size, sg::generate_storms(shape, input_seed(7, 0, 0)));
+    dirty_device_memory(std::size_t(w.layer_size) * 4 * sizeof(float));
+    sg::TransferCount count;
+    const auto got = simulate_with_ref1(w.layer_size, w.storms);
+    const sg::Transfers t = count.stop();
+    const std::string wrong = wrong_results(w.expected, w.layers, got);
+    const double h2d_limit = per_particle * shape.storms * shape.particles + slack;
+    const double d2h_limit = per_storm * shape.storms + slack;
+    r.metrics = {{"h2d_bytes", t.h2d_bytes}, {"h2d_calls", t.h2d_calls}, {"d2h_bytes", t.d2h_bytes},
+                 {"d2h_calls", t.d2h_calls}, {"d2d_bytes", t.d2d_bytes}, {"h2d_limit", h2d_limit},
+                 {"d2h_limit", d2h_limit}};
+    const double layer_bytes = double(w.layer_size) * sizeof(float);
+    if (!wrong.empty()) {
+      r.outcome = Outcome::Incorrect;
+      r.detail = "the results must be right before the copies are judged: " + wrong;
+    } else if (t.h2d_bytes > h2d_limit) {
+      r.outcome = Outcome::Incorrect;
+      r.detail = strf("%s; the particles are %.1f KiB and the layer %.1f MiB: the layer must be zeroed on the device "
+                     "and never copied from the host",
+                     t.describe().c_str(), 8.0 * shape.storms * shape.particles / 1024, layer_bytes / 1048576);
+    } else if (t.d2h_bytes > d2h_limit) {
+      r.outcome = Outcome::Incorrect;
+      r.detail = strf("%s; only the results (8 bytes a storm) need to come back, the layer (%.1f MiB) never",
+                     t.describe().c_str(), layer_bytes / 1048576);
+    } else {
+      r.outcome = Outcome::Passed;
+    }
+  });
+}
+
+TEST_CASE("resident: the whole program with your steps", "[resident][program]") {
+  const auto& workloads = program_workloads();
+  grading::plan("resident", "program", static_cast<int>(workloads.size()));
+  for (const auto& w : workloads)
+    GRADE_CASE("resident", "program", w.name, [&](CaseResult& r) { run_program_case(w, simulate_with_yours, r); });
+}
+
+TEST_CASE("resident: the whole program against the sequential one and the tiers",
+          "[resident][performance][tiers]") {
+  grading::plan("resident", "performance", 2);
+  GRADE_CASE("resident", "performance", "speedup, Ref1 tier", [](CaseResult& r) { tier_case("min_speedup_ref1", r); });
+  GRADE_CASE("resident", "performance", "speedup, Ref2 tier", [](CaseResult& r) { tier_case("min_speedup_ref2", r); });
+  grading::plan("resident", "tiers", 2);
+  GRADE_CASE("resident", "tiers", "Ref1: straightforward port",
+             [](CaseResult& r) { reference_tier(program_times().ref1, "min_speedup_ref1", r); });
+  GRADE_CASE("resident", "tiers", "Ref2: optimised reference",
+             [](CaseResult& r) { reference_tier(program_times().ref2, "min_speedup_ref2", r); });
+}

@@ -1,0 +1,36 @@
+// Counting the copies between host and device that a piece of code makes, to grade `resident`
+// ("no needless transfers") without trusting the code under test to report them.
+//
+// The test programs are linked with -Wl,--wrap=cudaMemcpy (and the other copy calls: see
+// CMakeLists.txt), so every call to cudaMemcpy in any object of the program, storm.cu
+// included, lands in __wrap_cudaMemcpy (transfers.cpp), which counts it while a
+// TransferCount is alive and then calls the real cudaMemcpy. The CUDA runtime is linked
+// statically, so the student's calls are ordinary symbol references the linker can redirect.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace storm_grading {
+
+struct Transfers {
+  std::size_t h2d_bytes = 0, h2d_calls = 0;  // host to device
+  std::size_t d2h_bytes = 0, d2h_calls = 0;  // device to host
+  std::size_t d2d_bytes = 0, d2d_calls = 0;  // device to device (on the device: not a transfer)
+  std::string describe() const;             // "2 copies host-to-device (16.0 KiB), ..."
+};
+
+// Counts the copies made between its construction and its destruction (or stop()).
+class TransferCount {
+public:
+  TransferCount();
+  ~TransferCount();
+  TransferCount(const TransferCount&) = delete;
+  TransferCount& operator=(const TransferCount&) = delete;
+  Transfers stop();  // the counts so far; counting ends
+
+private:
+  bool counting_ = true;
+};
+
+}  // namespace storm_grading
