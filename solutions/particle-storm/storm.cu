@@ -193,8 +193,9 @@ std::vector<Result> simulate(int layer_size, const std::vector<Storm>& storms, c
   workbook::DeviceBuffer<float> max_values(std::max(num_storms, 1));
   workbook::DeviceBuffer<int> max_positions(std::max(num_storms, 1));
 
-  CUDA_CHECK(cudaMemcpyAsync(d_posval.data(), posval.data(), posval.size() * sizeof(int), cudaMemcpyHostToDevice,
-                             stream));
+  if (!posval.empty())
+    CUDA_CHECK(cudaMemcpyAsync(d_posval.data(), posval.data(), posval.size() * sizeof(int), cudaMemcpyHostToDevice,
+                               stream));
   CUDA_CHECK(cudaMemsetAsync(layer.data(), 0, layer.bytes(), stream));  // all bits 0 is 0.0f
 
   for (int i = 0; i < num_storms; ++i) {

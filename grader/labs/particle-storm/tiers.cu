@@ -247,8 +247,9 @@ std::vector<storm::Result> simulate(int layer_size, const std::vector<storm::Sto
     posval.insert(posval.end(), storms[i].posval.begin(), storms[i].posval.end());
   }
   workbook::DeviceBuffer<int> d_posval(std::max<std::size_t>(posval.size(), 2));
-  CUDA_CHECK(cudaMemcpyAsync(d_posval.data(), posval.data(), posval.size() * sizeof(int), cudaMemcpyHostToDevice,
-                             stream));
+  if (!posval.empty())
+    CUDA_CHECK(cudaMemcpyAsync(d_posval.data(), posval.data(), posval.size() * sizeof(int), cudaMemcpyHostToDevice,
+                               stream));
 
   // The layer lives on the device from start to end; it is zeroed there.
   workbook::DeviceBuffer<float> layer(layer_size), layer_copy(layer_size), candidate_values(layer_size);
