@@ -302,6 +302,13 @@ Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::
   if (exclusive) gate_.lock(); else gate_.lock_shared();
   phase.process = run_process(p);
   if (exclusive) gate_.unlock(); else gate_.unlock_shared();
+  // Under bubblewrap the program is bwrap's child, and bwrap exits with 128 + the signal that
+  // killed it, as a shell does: report the signal.
+  auto& r = phase.process;
+  if (sandbox_.kind() == Sandbox::Kind::Bubblewrap && r.signal == 0 && r.exit_code > 128 && r.exit_code < 128 + 65) {
+    r.signal = r.exit_code - 128;
+    r.exit_code = -1;
+  }
   phase.ran = true;
   return phase;
 }

@@ -1,0 +1,126 @@
+#include "grader/catch.hpp"
+#include "grader/gradebook.hpp"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace grader;
+
+namespace {
+const char* kLab = R"(
+[lab]
+name = "demo"
+files = ["demo.cu"]
+exercises = ["naive", "tiled"]
+[exercises.naive]
+points = { correctness = 30, performance = 10 }
+[exercises.tiled]
+points = { correctness = 60 }
+)";
+
+CaseResult make(const std::string& ex, const std::string& kind, Outcome o, const std::string& detail = "") {
+  CaseResult c;
+  c.exercise = ex;
+  c.kind = kind;
+  c.name = kind + " case";
+  c.outcome = o;
+  c.detail = detail;
+  return c;
+}
+
+StudentResult graded(const LabConfig& config, const std::string& id, std::vector<CaseResult> cases) {
+  StudentResult r;
+  r.student = id;
+  r.report = build_report(config, cases, {}, 42, "GPU");
+  r.status = r.report.passed() ? "passed" : "incomplete";
+  return r;
+}
+}  // namespace
+
+TEST_CASE("gradebook.csv: stable columns, one row per student in id order", "[gradebook]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  std::vector<StudentResult> all;
+  all.push_back(graded(config, "zoe",
+                       {make("naive", "correctness", Outcome::Passed), make("naive", "performance", Outcome::TooSlow),
+                        make("tiled", "correctness", Outcome::Incorrect, "C[0][0]: expected 1, got nan")}));
+  all.push_back(graded(config, "adam",
+                       {make("naive", "correctness", Outcome::Passed), make("naive", "performance", Outcome::Passed),
+                        make("tiled", "correctness", Outcome::Passed)}));
+  StudentResult missing;
+  missing.student = "ben, jr";
+  missing.status = "missing file";
+  missing.report = build_report(config, {}, {RunState::NotGraded, "missing file: demo.cu"}, 42, "");
+  all.push_back(missing);
+
+  std::stringstream csv(gradebook_csv(config, all));
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(csv, l);) lines.push_back(l);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "student,naive,tiled,total,max_points,status,naive_outcome,tiled_outcome");
+  CHECK(lines[1] == "adam,40,60,100,100,passed,passed,passed");
+  CHECK(lines[2] == "\"ben, jr\",0,0,0,100,missing file,missing file,missing file");
+  CHECK(lines[3] == "zoe,30,0,30,100,incomplete,too slow,incorrect");
+}
+
+TEST_CASE("csv fields are quoted only when they must be", "[gradebook]") {
+  CHECK(csv_field("plain") == "plain");
+  CHECK(csv_field("a,b") == "\"a,b\"");
+  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+}
+
+TEST_CASE("exercise status: the worst outcome of its cases", "[gradebook]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  const auto r = build_report(config,
+                              {make("naive", "correctness", Outcome::Incorrect), make("naive", "performance", Outcome::Crashed),
+                               make("tiled", "correctness", Outcome::Passed)},
+                              {}, 1, "");
+  CHECK(exercise_status(r.exercises[0]) == "crashed");
+  CHECK(exercise_status(r.exercises[1]) == "passed");
+}
+
+TEST_CASE("a student's result survives the round trip through its JSON file (resume)", "[gradebook]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  StudentResult r = graded(config, "amy", {make("naive", "correctness", Outcome::Passed),
+                                           make("naive", "performance", Outcome::TooSlow, "median 2 ms; needs 1 ms"),
+                                           make("tiled", "correctness", Outcome::Passed)});
+  r.notes = {"took amy/matmul.cu"};
+  r.seconds = 12.5;
+  r.graded_at = "2026-11-20T12:00:00Z";
+  const StudentResult back = student_from_json(nlohmann::json::parse(to_json(r).dump()));
+  CHECK(back.student == "amy");
+  CHECK(back.status == "incomplete");
+  CHECK(back.notes == r.notes);
+  CHECK(back.report.points_earned == r.report.points_earned);
+  CHECK(back.report.exercises[0].kinds[1].cases[0].detail == "median 2 ms; needs 1 ms");
+  CHECK(gradebook_csv(config, {back}) == gradebook_csv(config, {r}));
+}
+
+TEST_CASE("Gradescope results: score, one test per exercise and kind, failures in the output", "[gradebook]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  const auto r = graded(config, "amy", {make("naive", "correctness", Outcome::Passed),
+                                        make("naive", "performance", Outcome::TooSlow, "median 2 ms; needs 1 ms"),
+                                        make("tiled", "correctness", Outcome::Passed)});
+  const auto g = gradescope_json(r);
+  CHECK(g["score"] == 90.0);
+  REQUIRE(g["tests"].size() == 3);
+  CHECK(g["tests"][1]["name"] == "naive: performance");
+  CHECK(g["tests"][1]["score"] == 0.0);
+  CHECK(g["tests"][1]["max_score"] == 10.0);
+  CHECK(g["tests"][1]["status"] == "failed");
+  CHECK(g["tests"][1]["output"].get<std::string>().find("needs 1 ms") != std::string::npos);
+}
+
+TEST_CASE("feedback: what the student would see from grader check, with the status", "[gradebook]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  StudentResult r;
+  r.student = "ben";
+  r.status = "build failed";
+  r.detail = "    demo.cu(12): error: expected a \";\"";
+  r.report = build_report(config, {}, {RunState::BuildFailed, r.detail}, 42, "");
+  const auto md = feedback_markdown(r);
+  CHECK(md.find("**Status:** build failed") != std::string::npos);
+  CHECK(md.find("demo.cu(12): error") != std::string::npos);
+  CHECK(md.find("does not compile") != std::string::npos);
+}

@@ -1,0 +1,193 @@
+#include "grader/catch.hpp"
+#include "grader/submission.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace grader;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("workbook-subs-" + std::to_string(::getpid()));
+  TempDir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Item {
+  std::string name, data;
+  std::string link;
+  bool declare_size = true;
+};
+
+void make_archive(const fs::path& path, bool zip, const std::vector<Item>& items) {
+  archive* a = archive_write_new();
+  if (zip) {
+    archive_write_set_format_zip(a);
+  } else {
+    archive_write_add_filter_gzip(a);
+    archive_write_set_format_pax_restricted(a);
+  }
+  REQUIRE(archive_write_open_filename(a, path.c_str()) == ARCHIVE_OK);
+  for (const auto& it : items) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, it.name.c_str());
+    if (!it.link.empty()) {
+      archive_entry_set_filetype(e, AE_IFLNK);
+      archive_entry_set_symlink(e, it.link.c_str());
+    } else {
+      archive_entry_set_filetype(e, AE_IFREG);
+      archive_entry_set_perm(e, 0644);
+      archive_entry_set_size(e, static_cast<la_int64_t>(it.data.size()));
+    }
+    archive_write_header(a, e);
+    if (it.link.empty()) archive_write_data(a, it.data.data(), it.data.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+}
+
+}  // namespace
+
+TEST_CASE("submissions: folders, .zip, .tar.gz and .tgz, by student id; the rest skipped", "[submission]") {
+  TempDir t;
+  fs::create_directories(t.path / "alice");
+  write(t.path / "bob.zip", "x");
+  write(t.path / "carol.tar.gz", "x");
+  write(t.path / "dave.tgz", "x");
+  write(t.path / "notes.txt", "x");
+  fs::create_directories(t.path / ".hidden");
+  fs::create_directories(t.path / "bad id");
+  std::vector<std::string> skipped;
+  const auto subs = discover_submissions(t.path, &skipped);
+  REQUIRE(subs.size() == 4);
+  CHECK(subs[0].student == "alice");
+  CHECK(subs[0].type == Submission::Type::Folder);
+  CHECK(subs[1].student == "bob");
+  CHECK(subs[1].type == Submission::Type::Zip);
+  CHECK(subs[2].student == "carol");
+  CHECK(subs[2].type == Submission::Type::TarGz);
+  CHECK(subs[3].student == "dave");
+  CHECK(skipped.size() == 2);  // notes.txt and "bad id"
+}
+
+TEST_CASE("two submissions for one student are an error, not a silent choice", "[submission]") {
+  TempDir t;
+  fs::create_directories(t.path / "alice");
+  write(t.path / "alice.zip", "x");
+  CHECK_THROWS_AS(discover_submissions(t.path), std::runtime_error);
+}
+
+TEST_CASE("student ids", "[submission]") {
+  CHECK(valid_student_id("s1234567"));
+  CHECK(valid_student_id("jane.doe@uni.edu"));
+  CHECK_FALSE(valid_student_id(""));
+  CHECK_FALSE(valid_student_id(".."));
+  CHECK_FALSE(valid_student_id("a/b"));
+  CHECK_FALSE(valid_student_id("a b"));
+}
+
+TEST_CASE("a folder: only the wanted files, the shallowest copy, links not followed", "[submission]") {
+  TempDir t;
+  const fs::path sub = t.path / "alice";
+  write(sub / "deep" / "matmul.cu", "deep copy");
+  write(sub / "matmul.cu", "top copy");
+  write(sub / "matmul.h", "a header the student changed");
+  write(sub / "notes.md", "ignored");
+  fs::create_symlink("/etc/passwd", sub / "other.cu");
+  const auto c = collect_files({"alice", sub, Submission::Type::Folder}, {"matmul.cu", "other.cu"}, t.path / "out");
+  CHECK_FALSE(c.rejected);
+  CHECK(c.found == std::vector<std::string>{"matmul.cu"});
+  CHECK(c.missing == std::vector<std::string>{"other.cu"});
+  CHECK(read(t.path / "out" / "matmul.cu") == "top copy");
+  CHECK_FALSE(fs::exists(t.path / "out" / "matmul.h"));  // never the official header's copy
+  CHECK_FALSE(fs::exists(t.path / "out" / "notes.md"));
+}
+
+TEST_CASE("a zip: the wanted file from a subfolder, noted", "[submission]") {
+  TempDir t;
+  make_archive(t.path / "bob.zip", true, {{"bob/lab/matmul.cu", "from zip"}, {"bob/readme.txt", "x"}});
+  const auto c = collect_files({"bob", t.path / "bob.zip", Submission::Type::Zip}, {"matmul.cu"}, t.path / "out");
+  CHECK_FALSE(c.rejected);
+  CHECK(read(t.path / "out" / "matmul.cu") == "from zip");
+  REQUIRE(c.notes.size() == 1);
+  CHECK(c.notes[0] == "took bob/lab/matmul.cu");
+}
+
+TEST_CASE("archives that climb out of their folder are rejected whole", "[submission]") {
+  TempDir t;
+  for (const std::string evil : {"../escape.cu", "a/../../escape.cu", "/etc/cron.d/x"}) {
+    INFO(evil);
+    make_archive(t.path / "e.tar.gz", false, {{"matmul.cu", "ok"}, {evil, "bad"}});
+    const auto c = collect_files({"e", t.path / "e.tar.gz", Submission::Type::TarGz}, {"matmul.cu"}, t.path / "out");
+    CHECK(c.rejected);
+    CHECK(c.reason.find("unsafe archive") != std::string::npos);
+    CHECK(fs::is_empty(t.path / "out"));  // nothing of it is kept
+  }
+}
+
+TEST_CASE("a link in an archive is not followed", "[submission]") {
+  TempDir t;
+  make_archive(t.path / "l.tar.gz", false, {{"matmul.cu", "", "/etc/passwd"}});
+  const auto c = collect_files({"l", t.path / "l.tar.gz", Submission::Type::TarGz}, {"matmul.cu"}, t.path / "out");
+  CHECK_FALSE(c.rejected);
+  CHECK(c.missing == std::vector<std::string>{"matmul.cu"});
+  REQUIRE_FALSE(c.notes.empty());
+  CHECK(c.notes[0].find("links are not followed") != std::string::npos);
+}
+
+TEST_CASE("limits: file size, total size and entry count, counted as decompressed", "[submission]") {
+  TempDir t;
+  CollectLimits small;
+  small.max_file_bytes = 1000;
+  small.max_total_bytes = 5000;
+  small.max_entries = 10;
+  make_archive(t.path / "big.zip", true, {{"matmul.cu", std::string(2000, 'x')}});
+  auto c = collect_files({"b", t.path / "big.zip", Submission::Type::Zip}, {"matmul.cu"}, t.path / "out", small);
+  CHECK(c.rejected);
+  CHECK(c.reason.find("larger than") != std::string::npos);
+
+  make_archive(t.path / "total.zip", true, {{"a.bin", std::string(3000, '\0')}, {"b.bin", std::string(3000, '\0')}, {"matmul.cu", "x"}});
+  c = collect_files({"t", t.path / "total.zip", Submission::Type::Zip}, {"matmul.cu"}, t.path / "out", small);
+  CHECK(c.rejected);
+  CHECK(c.reason.find("more than") != std::string::npos);
+
+  std::vector<Item> many;
+  for (int i = 0; i < 20; ++i) many.push_back({"f" + std::to_string(i), "x"});
+  make_archive(t.path / "many.zip", true, many);
+  c = collect_files({"m", t.path / "many.zip", Submission::Type::Zip}, {"matmul.cu"}, t.path / "out", small);
+  CHECK(c.rejected);
+  CHECK(c.reason.find("entries") != std::string::npos);
+}
+
+TEST_CASE("a file that is not an archive is rejected with a reason", "[submission]") {
+  TempDir t;
+  write(t.path / "x.zip", "this is not a zip file");
+  const auto c = collect_files({"x", t.path / "x.zip", Submission::Type::Zip}, {"matmul.cu"}, t.path / "out");
+  CHECK(c.rejected);
+  CHECK_FALSE(c.reason.empty());
+}
