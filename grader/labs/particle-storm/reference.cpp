@@ -138,11 +138,15 @@ Verdict judge(const RefLayer& after, const storm::Result& expected, const storm:
   } else {
     for (int k = 0; k < n; ++k) tol_expected = std::max(tol_expected, tolerance(after, k));
   }
-  const bool finite = std::isfinite(got.value);
-  if (!finite || std::fabs(double(got.value) - expected.value) > tol_expected) {
+  if (!std::isfinite(got.value)) {
+    std::snprintf(buf, sizeof buf, "expected %d %f, got %d %f: the value is not a number", expected.position,
+                  expected.value, got.position, got.value);
+    return {false, buf};
+  }
+  if (std::fabs(double(got.value) - expected.value) > tol_expected) {
     std::snprintf(buf, sizeof buf, "expected %d %f, got %d %f: the value is off by %.3g (allowed %.3g)",
                   expected.position, expected.value, got.position, got.value,
-                  finite ? std::fabs(double(got.value) - expected.value) : NAN, tol_expected);
+                  std::fabs(double(got.value) - expected.value), tol_expected);
     return {false, buf};
   }
   if (got.position == expected.position) return {};
