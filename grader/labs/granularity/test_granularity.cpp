@@ -292,7 +292,7 @@ void over_tiled_verdict(const Measured& m, double min_ratio, CaseResult& r) {
                {"min_ms", m.timing.ms.min}, {"cv", m.timing.ms.cv},
                {"runs", m.timing.ms.count}, {"gflops", gflops(s, med)},
                {"tiled_ms", tiled_ms}, {"tiled_gflops", gflops(s, tiled_ms)},
-               {"speedup_over_tiled", ratio}, {"min_speedup_over_tiled", min_ratio}};
+               {"ratio", ratio},      {"min_ratio", min_ratio}};  // the report prints "4.57x (needs >= 3.40x)"
   if (m.wrong_calls > 0) {
     r.outcome = Outcome::Incorrect;
     r.detail = wrong_calls_detail(m);
