@@ -147,6 +147,7 @@ private:
   void record(const StudentResult& r);
   void write_gradebook();
   nlohmann::json run_info() const;
+  std::string overrides_env() const;  // the override files, absolute, ':'-separated
 
   const Paths& paths_;
   const BatchOptions& o_;
@@ -207,14 +208,19 @@ StudentResult Batch::grade(const Submission& s) {
   std::string sources;
   for (const auto& f : config_.files()) sources += (sources.empty() ? "" : ";") + f;
   ProcessOptions configure;
-  configure.argv = {paths_.cmake.string(), "-S", (paths_.source_root / "grader" / "batch").string(), "-B", build.string(),
-                    "-G", "Ninja", "-DWORKBOOK_BUILD_ROOT=" + paths_.build_root.string(), "-DLAB=" + config_.name(),
-                    "-DSUBMISSION_DIR=" + src.string(), "-DSOURCES=" + sources};
+  std::vector<std::string> configure_args = {
+      paths_.cmake.string(), "-S", (paths_.source_root / "grader" / "batch").string(), "-B", build.string(),
+      "-G", "Ninja", "-DWORKBOOK_BUILD_ROOT=" + paths_.build_root.string(), "-DLAB=" + config_.name(),
+      "-DSUBMISSION_DIR=" + src.string(), "-DSOURCES=" + sources};
   // Device code for this machine's GPU only: it is where the submission runs, and one
   // architecture compiles several times faster than the build's portable list. Without a GPU
   // (nothing will run), the first architecture of the build's list.
-  if (!device_.empty()) configure.argv.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
-  else if (!first_architecture_.empty()) configure.argv.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
+  if (!device_.empty()) configure_args.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
+  else if (!first_architecture_.empty()) configure_args.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
+  // The build runs in the sandbox too: the compiler reads only what any submission could see,
+  // never another student's work, and writes only the build folder.
+  const std::vector<fs::path> hidden = {fs::absolute(o_.submissions), fs::absolute(o_.out)};
+  configure.argv = sandbox_.wrap(configure_args, {build}, hidden, {src});
   configure.output_file = dir / "build.log";
   configure.timeout_s = o_.build_timeout_s;
   configure.cancel = &g_interrupted;
@@ -222,12 +228,13 @@ StudentResult Batch::grade(const Submission& s) {
   auto built = run_process(configure);
   if (built.ok()) {
     ProcessOptions compile;
-    compile.argv = {paths_.cmake.string(), "--build", build.string(), "-j", "2"};
+    compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "-j", "2"}, {build}, hidden, {src});
     compile.output_file = dir / "compile.log";
     compile.timeout_s = o_.build_timeout_s;
     compile.cancel = &g_interrupted;
     compile.limits.output_bytes = 1 << 20;
     built = run_process(compile);
+    if (g_interrupted) throw std::runtime_error("interrupted");
     if (!built.ok()) {
       const std::string errors = compiler_errors(read_all(dir / "compile.log"), src);
       return finish("build failed", errors, {RunState::BuildFailed, errors});
@@ -271,8 +278,10 @@ Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::
   ProcessOptions p;
   // Inside the sandbox, the submissions and the results are hidden; this submission's own
   // sources and program are shown read-only, its scratch folder read-write.
+  std::vector<fs::path> readable = {dir / "src", dir / "build"};
+  for (const auto& path : o_.overrides) readable.push_back(fs::absolute(path));
   p.argv = sandbox_.wrap({program.string(), filter}, {run}, {fs::absolute(o_.submissions), fs::absolute(o_.out)},
-                         {dir / "src", dir / "build"});
+                         readable);
   p.clear_env = true;
   p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
                {"HOME", run.string()},
@@ -283,9 +292,7 @@ Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::
                {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
                {"WORKBOOK_SOURCE_DIR", (dir / "src").string()},
                {"WORKBOOK_CACHE_DIR", cache_dir().string()}};
-  std::string overrides;
-  for (const auto& path : o_.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(path).string();
-  p.set_env["WORKBOOK_OVERRIDES"] = overrides;
+  p.set_env["WORKBOOK_OVERRIDES"] = overrides_env();
   for (const char* keep : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_TF32_OVERRIDE"})
     if (const char* v = std::getenv(keep)) p.set_env[keep] = v;
   p.cwd = run;
@@ -330,6 +337,12 @@ void Batch::write_gradebook() {
   write_atomically(o_.out / "results.json", results_json(config_, all, run_info()).dump(2) + "\n");
 }
 
+std::string Batch::overrides_env() const {
+  std::string list;
+  for (const auto& path : o_.overrides) list += (list.empty() ? "" : ":") + fs::absolute(path).string();
+  return list;
+}
+
 int Batch::run() {
   using clock = std::chrono::steady_clock;
   started_ = clock::now();
@@ -361,9 +374,15 @@ int Batch::run() {
   const fs::path meta = o_.out / "batch.json";
   nlohmann::json previous = nlohmann::json::object();
   if (fs::exists(meta)) previous = nlohmann::json::parse(read_all(meta), nullptr, false);
+  const bool has_previous = previous.is_object() && previous.contains("seed");
   if (o_.seed) seed_ = *o_.seed;
-  else if (previous.is_object() && previous.contains("seed")) seed_ = previous["seed"].get<std::uint64_t>();
+  else if (has_previous) seed_ = previous["seed"].get<std::uint64_t>();
   else seed_ = workbook::fresh_seed();
+  if (has_previous && previous["seed"].get<std::uint64_t>() != seed_ && !o_.regrade_all &&
+      !fs::is_empty(students_dir_))
+    throw std::runtime_error(fmt::format("{} was graded with seed {}: grading the rest with seed {} would give "
+                                         "students different inputs. Use that seed, or --regrade-all.",
+                                         o_.out.string(), previous["seed"].get<std::uint64_t>(), seed_));
 
   sandbox_ = Sandbox::detect(o_.sandbox);
   std::string why_no_gpu;
@@ -380,7 +399,22 @@ int Batch::run() {
     const bool regrade = o_.regrade_all || std::find(o_.regrade.begin(), o_.regrade.end(), s.student) != o_.regrade.end();
     if (!regrade && fs::exists(saved)) {
       try {
-        results_[s.student] = student_from_json(nlohmann::json::parse(read_all(saved)));
+        // Kept, but scored again with today's configuration (a changed point value or
+        // threshold applies to everyone, not only to those graded after the change).
+        StudentResult kept = student_from_json(nlohmann::json::parse(read_all(saved)));
+        std::vector<CaseResult> cases;
+        for (const auto& e : kept.report.exercises)
+          for (const auto& k : e.kinds)
+            for (const auto& c : k.cases) cases.push_back(c);  // "not run" ones too: they count
+        if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
+            kept.report.run.state == RunState::TimedOut) {
+          const std::string device = kept.report.device;
+          kept.report = build_report(config_, cases, kept.report.run, kept.report.seed, device);
+          kept.status = submission_status(kept.report);
+        } else {
+          kept.report = build_report(config_, {}, kept.report.run, kept.report.seed, kept.report.device);
+        }
+        results_[s.student] = kept;
         continue;
       } catch (const std::exception&) {
         // unreadable: grade again
@@ -401,7 +435,7 @@ int Batch::run() {
     std::cerr << "calibrating: the reference solution's timed cases (measures the sequential baseline once) ...\n";
     ProcessOptions calibrate;
     calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[performance]"};
-    calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}};
+    calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}, {"WORKBOOK_OVERRIDES", overrides_env()}};
     calibrate.output_file = o_.out / "calibration.log";
     calibrate.timeout_s = config_.timeout_s();
     calibrate.cancel = &g_interrupted;

@@ -12,8 +12,14 @@ std::string compiler_errors(const std::string& log, const fs::path& source_root,
   for (std::string line; std::getline(in, line);) lines.push_back(line);
 
   const std::string root = source_root.string() + "/";
+  // Removes the root where a path starts with it (at the start of the line or after a space, a
+  // quote or a parenthesis), not inside another path such as an object file's name.
   const auto shorten = [&](std::string line) {
-    for (std::size_t at; (at = line.find(root)) != std::string::npos;) line.erase(at, root.size());
+    for (std::size_t at = line.find(root); at != std::string::npos; at = line.find(root, at)) {
+      const char before = at == 0 ? ' ' : line[at - 1];
+      if (before == ' ' || before == '"' || before == '\'' || before == '(' || before == '`') line.erase(at, root.size());
+      else at += root.size();
+    }
     return line;
   };
   // gcc/clang: "file:line:col: error: ..."; nvcc: "file(line): error: ..."; the linker: "undefined reference".

@@ -83,8 +83,10 @@ int main(int argc, char** argv) {
   CLI::App app{"CUDA Workbook grader: checks your lab kernels for correctness and speed"};
   app.require_subcommand(1);
   app.footer(
-      "Exit status: 0 all passed, 1 some check failed, 2 does not compile, 3 crashed or timed out,\n"
-      "4 no GPU, 64 usage error.  Docs: docs/student-guide.md");
+      "Exit status of check: 0 all passed, 1 some check failed, 2 does not compile, 3 crashed or timed\n"
+      "out, 4 no GPU, 64 usage error. Of batch: 0 every submission graded (whatever their grades),\n"
+      "3 the grader could not go on, 64 usage error, 130 interrupted (run it again to resume).\n"
+      "Docs: docs/student-guide.md, docs/instructor-guide.md");
 
   bool json = false;
   auto* list = app.add_subcommand("list", "List the labs, their exercises and points");

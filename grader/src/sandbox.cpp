@@ -61,7 +61,10 @@ std::vector<std::string> bwrap_prefix(const std::string& bwrap, const std::vecto
 
 Sandbox Sandbox::detect(bool allow) {
   Sandbox s;
-  if (!allow) return s;
+  if (!allow) {
+    s.disabled_ = true;
+    return s;
+  }
   const char* forced = std::getenv("WORKBOOK_BWRAP");
   const std::string bwrap = forced && *forced ? forced : find_in_path("bwrap");
   if (!bwrap.empty()) {
@@ -112,8 +115,9 @@ std::string Sandbox::describe() const {
       return "unshare (" + tool_ + "): no network (private network namespace); NOT read-only: bubblewrap is not "
              "installed or cannot run here; " + always;
     case Kind::None:
-      return "no namespace isolation (neither bubblewrap nor unshare works here): the filesystem and the network "
-             "are NOT protected; " + always;
+      return std::string(disabled_ ? "sandbox switched off (--no-sandbox)"
+                                   : "no namespace isolation (neither bubblewrap nor unshare works here)") +
+             ": the filesystem and the network are NOT protected; " + always;
   }
   return always;
 }

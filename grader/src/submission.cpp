@@ -64,7 +64,7 @@ Collected collect_from_folder(const Submission& s, const std::vector<std::string
       return c;
     }
     const fs::path p = it->path();
-    const std::string rel = fs::relative(p, s.path).generic_string();
+    const std::string rel = p.lexically_relative(s.path).generic_string();  // never follows a link
     const std::string name = p.filename().string();
     const bool is_wanted = std::find(wanted.begin(), wanted.end(), name) != wanted.end();
     if (it->is_symlink()) {
@@ -72,7 +72,8 @@ Collected collect_from_folder(const Submission& s, const std::vector<std::string
       continue;  // recursive_directory_iterator does not descend into linked folders by default
     }
     if (!is_wanted || !it->is_regular_file() || ignored_entry(rel)) continue;
-    if (depth(rel) < chosen[name].depth) chosen[name] = {rel, depth(rel)};
+    auto& best = chosen[name];
+    if (depth(rel) < best.depth || (depth(rel) == best.depth && rel < best.path)) best = {rel, depth(rel)};
   }
   for (const auto& name : wanted) {
     auto found = chosen.find(name);

@@ -35,6 +35,7 @@ public:
 
 private:
   Kind kind_ = Kind::None;
+  bool disabled_ = false;  // switched off by the caller (--no-sandbox), not missing
   std::string tool_;  // path of bwrap or unshare
 };
 

@@ -41,12 +41,13 @@ struct CollectLimits {
 struct Collected {
   std::vector<std::string> found;    // wanted files written to the destination
   std::vector<std::string> missing;  // wanted files not in the submission
-  std::vector<std::string> notes;    // ignored links, duplicates chosen between ...
+  std::vector<std::string> notes;    // ignored links, which copy was taken when not at the top
   bool rejected = false;             // unsafe or over a limit: nothing is graded
   std::string reason;                // why it was rejected
 };
 
 // Copies the wanted files (by base name) from the submission into `dest` (created, emptied).
+// Of several copies, the shallowest is taken, and among those the first by path.
 Collected collect_files(const Submission& submission, const std::vector<std::string>& wanted,
                         const std::filesystem::path& dest, const CollectLimits& limits = {});
 
