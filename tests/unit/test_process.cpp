@@ -146,3 +146,17 @@ TEST_CASE("a cleared environment holds only what was set", "[process]") {
   ::unsetenv("WORKBOOK_SECRET_FOR_TEST");
   std::filesystem::remove(log);
 }
+
+TEST_CASE("a fork bomb is capped by the kernel and killed, however fast it forks", "[process][limits]") {
+  ProcessOptions o;
+  // Each process starts two more, without end. The pids cgroup (or RLIMIT_NPROC) caps the tree;
+  // the watch then kills it.
+  o.argv = {"sh", "-c", "bomb() { bomb & bomb & wait; }; bomb"};
+  o.output_file = "/dev/null";  // "Cannot fork", thousands of times
+  o.limits.max_processes = 16;
+  o.timeout_s = 30;
+  const auto r = run_process(o);
+  CHECK(r.processes_exceeded);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.peak_processes <= 16 + 32 + 1);  // never past the hard cap (the watch sees the tree)
+}

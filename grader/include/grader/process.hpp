@@ -21,7 +21,8 @@ struct Limits {
   double cpu_seconds = 0;        // RLIMIT_CPU, per process
   std::size_t file_bytes = 0;    // RLIMIT_FSIZE: the largest file it may write
   std::size_t memory_bytes = 0;  // watched: resident memory of the whole tree
-  int max_processes = 0;         // watched: processes in the tree (and RLIMIT_NPROC for non-root)
+  int max_processes = 0;         // watched: processes in the tree; also a hard cap by the kernel
+                                 // (a pids cgroup where one can be made, else RLIMIT_NPROC)
   std::size_t output_bytes = 0;  // stdout and stderr kept in output_file; the rest is discarded
 };
 
