@@ -51,8 +51,11 @@ __device__ unsigned int block_sum(unsigned int value) {
 // COORDS is numCoords when the launcher knows it at compile time (the object then lives in
 // registers: object[] is indexed by constants only, in fully unrolled loops), or 0 for any
 // numCoords (coordinates read from memory, as in all_gpu).
+// __launch_bounds__(1024): compiled to fit blocks of up to 1024 threads, at most 64 registers
+// each. Without it, the 16-coordinate kernel took more registers than a block of 1024 threads
+// can have, and its launch failed ("too many resources requested for launch").
 template <int COORDS>
-__global__ void find_nearest_cluster(int numCoords, int numObjs, int numClusters,
+__global__ void __launch_bounds__(1024) find_nearest_cluster(int numCoords, int numObjs, int numClusters,
                                      const double* __restrict__ dimObjects, const double* __restrict__ deviceClusters,
                                      int* __restrict__ deviceMembership, unsigned int* deviceChanged,
                                      double* newClusters, unsigned int* newClusterSize) {

@@ -58,8 +58,8 @@ const Config kConfigs[] = {
     {"5000 objects, 2 coords, 300 clusters (more than a block of 128)", 5000, 2, 300, 20, 128},
     {"2000 objects, 3 coords, 16 clusters starting as 8 identical pairs, blocks of 96", 2000, 3, 16, 100, 96, true},
     {"65536 objects, 1 coord, 64 clusters, blocks of 32", 65536, 1, 64, 10, 32},
-    {"{16,16,64,10}: 131072 objects, 16 coords, 64 clusters", 131072, 16, 64, 10, 256},
-    {"{16,2,16,10}: 1048576 objects, 2 coords, 16 clusters, blocks of 1024", 1048576, 2, 16, 10, 1024},
+    {"{16,16,64,10}: 131072 objects, 16 coords, 64 clusters, blocks of 1024", 131072, 16, 64, 10, 1024},
+    {"{16,2,16,10}: 1048576 objects, 2 coords, 16 clusters, blocks of 512", 1048576, 2, 16, 10, 512},
 };
 constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
