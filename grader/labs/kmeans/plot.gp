@@ -15,7 +15,11 @@ set key noenhanced
 if (strstrt(header, "size_mb") > 0) {
   # The block-size sweep. Columns: version,size_mb,coords,clusters,max_loops,block_size,loops,
   # total_ms,h2d_ms,kernels_ms,d2h_ms,host_ms,other_ms,iteration_ms,iteration_kernels_ms,speedup,gpu
-  set multiplot layout 1,2 title sprintf("k-means, whole program, speedup over the sequential program - %s", gpu)
+  coords_list = system("awk -F, 'NR>1 {print $3}' " . csv . " | sort -nu | tr '\\n' ' '")
+  panels = words(coords_list)
+  if (panels == 1) { set terminal pngcairo size 860,520 font "sans,11" }
+  set output png
+  set multiplot layout 1,panels title sprintf("k-means, whole program: speedup over the sequential program - %s", gpu)
   set logscale x 2
   set logscale y 10
   set xrange [24:1400]
@@ -23,7 +27,7 @@ if (strstrt(header, "size_mb") > 0) {
   set xlabel "threads per block"
   set ylabel "speedup (higher is better)"
   set key top left font ",9"
-  do for [nc in "2 16"] {
+  do for [nc in coords_list] {
     set title sprintf("{256,%s,16,10}", nc) noenhanced
     plot for [v in "naive transpose shared all_gpu all_gpu_privatized"] \
       csv using 6:((strcol(1) eq v && $3 == nc + 0) ? $16 : 1/0) skip 1 with linespoints lw 2 pt 7 title v
