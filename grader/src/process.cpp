@@ -234,6 +234,7 @@ ProcessResult run_process(const ProcessOptions& options) {
   std::unique_ptr<PidsCgroup> cgroup;
   if (limits.max_processes > 0) cgroup = PidsCgroup::create(limits.max_processes + 32);
   const std::string cgroup_procs = cgroup ? cgroup->procs_file() : std::string();
+  result.kernel_capped = cgroup != nullptr;
 
   const auto started = clock::now();
   const pid_t pid = ::fork();

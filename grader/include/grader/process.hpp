@@ -48,6 +48,7 @@ struct ProcessResult {
   bool processes_exceeded = false;  // killed by the process-count watch
   bool output_truncated = false;
   bool cancelled = false;
+  bool kernel_capped = false;  // the task count was capped by a pids cgroup
   std::size_t peak_memory_bytes = 0;
   int peak_processes = 0;
   bool failed_to_start = false;

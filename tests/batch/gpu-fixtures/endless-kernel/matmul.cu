@@ -28,9 +28,11 @@ __global__ void naiveKernel(const float* A, const float* B, float* C, int M, int
   const int Col = blockIdx.x * blockDim.x + threadIdx.x;
   if (Row < M && Col < N) {  // the grid is rounded up: threads past the edge do nothing
     if (Row == 0 && Col == 0) {
-      volatile int forever = 1;  // volatile: the compiler may not assume the loop ends
-      while (forever) {
-      }  // BUG: never ends
+      // BUG: never ends. clock64() reads a hardware counter (a side effect the compiler keeps),
+      // and the counter never runs backwards.
+      const long long start = clock64();
+      while (clock64() >= start) {
+      }
     }
     float Pvalue = 0.0f;
     for (int k = 0; k < K; ++k) Pvalue += A[Row * K + k] * B[k * N + Col];
