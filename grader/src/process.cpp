@@ -356,6 +356,11 @@ ProcessResult run_process(const ProcessOptions& options) {
   return result;
 }
 
+bool kernel_process_cap_available() {
+  if (::geteuid() != 0) return true;
+  return PidsCgroup::create(64) != nullptr;  // made and removed again
+}
+
 std::string tail_of_file(const std::filesystem::path& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return {};

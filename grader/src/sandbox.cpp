@@ -104,9 +104,12 @@ std::vector<std::string> Sandbox::wrap(const std::vector<std::string>& argv, con
 }
 
 std::string Sandbox::describe() const {
+  const std::string cap = kernel_process_cap_available()
+                              ? "a kernel cap on processes (pids cgroup or RLIMIT_NPROC)"
+                              : "NO kernel cap on processes (root without a pids cgroup: only the watch)";
   const std::string always =
-      "own process group killed on timeout; memory and process-count watch over the whole process tree; "
-      "CPU-time, file-size and core-dump limits; cleared environment; output truncated at a limit";
+      "own process group killed on timeout; memory and process-count watch over the whole process tree; " + cap +
+      "; CPU-time, file-size and core-dump limits; cleared environment; output truncated at a limit";
   switch (kind_) {
     case Kind::Bubblewrap:
       return "bubblewrap (" + tool_ + "): read-only view of the machine except the submission's scratch folder, "

@@ -61,6 +61,11 @@ struct ProcessResult {
 
 ProcessResult run_process(const ProcessOptions& options);
 
+// Whether Limits::max_processes is enforced by the kernel here: a pids cgroup can be made, or
+// the grader is not root (RLIMIT_NPROC binds). When false, only the watch stands between a fork
+// bomb and the machine's process table.
+bool kernel_process_cap_available();
+
 // The last `max_bytes` of a file (for showing a log's end), starting at a line boundary.
 std::string tail_of_file(const std::filesystem::path& path, std::size_t max_bytes);
 
