@@ -148,6 +148,11 @@ private:
   void write_gradebook();
   nlohmann::json run_info() const;
   std::string overrides_env() const;  // the override files, absolute, ':'-separated
+  // The repository and the build: shown read-only inside the sandbox even where they live
+  // under /tmp, which the sandbox replaces with an empty one.
+  std::vector<fs::path> base_folders() const {
+    return {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
+  }
 
   const Paths& paths_;
   const BatchOptions& o_;
@@ -220,7 +225,7 @@ StudentResult Batch::grade(const Submission& s) {
   // The build runs in the sandbox too: the compiler reads only what any submission could see,
   // never another student's work, and writes only the build folder.
   const std::vector<fs::path> hidden = {fs::absolute(o_.submissions), fs::absolute(o_.out)};
-  configure.argv = sandbox_.wrap(configure_args, {build}, hidden, {src});
+  configure.argv = sandbox_.wrap(configure_args, {build}, hidden, {src}, base_folders());
   configure.output_file = dir / "build.log";
   configure.timeout_s = o_.build_timeout_s;
   configure.cancel = &g_interrupted;
@@ -228,7 +233,8 @@ StudentResult Batch::grade(const Submission& s) {
   auto built = run_process(configure);
   if (built.ok()) {
     ProcessOptions compile;
-    compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "-j", "2"}, {build}, hidden, {src});
+    compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "-j", "2"}, {build}, hidden, {src},
+                                 base_folders());
     compile.output_file = dir / "compile.log";
     compile.timeout_s = o_.build_timeout_s;
     compile.cancel = &g_interrupted;
@@ -281,7 +287,7 @@ Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::
   std::vector<fs::path> readable = {dir / "src", dir / "build"};
   for (const auto& path : o_.overrides) readable.push_back(fs::absolute(path));
   p.argv = sandbox_.wrap({program.string(), filter}, {run}, {fs::absolute(o_.submissions), fs::absolute(o_.out)},
-                         readable);
+                         readable, base_folders());
   p.clear_env = true;
   p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
                {"HOME", run.string()},

@@ -41,12 +41,14 @@ std::vector<fs::path> gpu_device_files() {
 }
 
 std::vector<std::string> bwrap_prefix(const std::string& bwrap, const std::vector<fs::path>& writable,
-                                      const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable) {
+                                      const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable,
+                                      const std::vector<fs::path>& base) {
   std::vector<std::string> a = {bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
   for (const auto& dev : gpu_device_files()) {
     a.insert(a.end(), {"--dev-bind", dev.string(), dev.string()});
   }
   a.insert(a.end(), {"--proc", "/proc", "--tmpfs", "/tmp"});
+  for (const auto& b : base) a.insert(a.end(), {"--ro-bind", b.string(), b.string()});
   for (const auto& h : hidden) a.insert(a.end(), {"--tmpfs", h.string()});
   for (const auto& r : readable) a.insert(a.end(), {"--ro-bind", r.string(), r.string()});
   for (const auto& w : writable) a.insert(a.end(), {"--bind", w.string(), w.string()});
@@ -69,7 +71,7 @@ Sandbox Sandbox::detect(bool allow) {
   const std::string bwrap = forced && *forced ? forced : find_in_path("bwrap");
   if (!bwrap.empty()) {
     const fs::path tmp = fs::temp_directory_path();
-    auto probe = bwrap_prefix(bwrap, {tmp}, {}, {});
+    auto probe = bwrap_prefix(bwrap, {tmp}, {}, {}, {});
     probe.push_back("true");
     if (runs(probe)) {
       s.kind_ = Kind::Bubblewrap;
@@ -92,10 +94,11 @@ Sandbox Sandbox::detect(bool allow) {
 }
 
 std::vector<std::string> Sandbox::wrap(const std::vector<std::string>& argv, const std::vector<fs::path>& writable,
-                                       const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable) const {
+                                       const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable,
+                                       const std::vector<fs::path>& base) const {
   std::vector<std::string> full;
   switch (kind_) {
-    case Kind::Bubblewrap: full = bwrap_prefix(tool_, writable, hidden, readable); break;
+    case Kind::Bubblewrap: full = bwrap_prefix(tool_, writable, hidden, readable, base); break;
     case Kind::Unshare: full = {tool_, ::geteuid() == 0 ? "--net" : "-rn", "--"}; break;
     case Kind::None: break;
   }

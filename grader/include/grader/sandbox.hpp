@@ -21,14 +21,17 @@ public:
   // cannot create namespaces, as in some containers, is not used). `allow` false: Kind::None.
   static Sandbox detect(bool allow = true);
 
-  // The command line that runs `argv` inside the sandbox. `hidden` folders are covered by an
-  // empty tmpfs (the submissions, the results: other students' work); inside them, `readable`
-  // folders are shown again read-only (this submission's sources and program) and `writable`
-  // ones read-write (its scratch folder, listed first: it becomes the working directory).
+  // The command line that runs `argv` inside the sandbox. The machine is shown read-only with a
+  // private, empty /tmp; `base` folders are shown read-only again on top of that (the
+  // repository and its build, which may live under /tmp); then `hidden` folders are covered by
+  // an empty tmpfs (the submissions, the results: other students' work); inside them,
+  // `readable` folders are shown again read-only (this submission's sources and program) and
+  // `writable` ones read-write (its scratch folder, listed first: the working directory).
   std::vector<std::string> wrap(const std::vector<std::string>& argv,
                                 const std::vector<std::filesystem::path>& writable,
                                 const std::vector<std::filesystem::path>& hidden = {},
-                                const std::vector<std::filesystem::path>& readable = {}) const;
+                                const std::vector<std::filesystem::path>& readable = {},
+                                const std::vector<std::filesystem::path>& base = {}) const;
 
   Kind kind() const { return kind_; }
   std::string describe() const;  // for reports: which protections were in force
