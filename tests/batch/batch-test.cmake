@@ -1,7 +1,8 @@
 # The batch grader on hostile submissions, as a CTest test (tests/CMakeLists.txt):
-#   cmake -DGRADER=... -DMAKE_ARCHIVES=... -DFIXTURES=... -DSOLUTION=... -DWORK=... -P batch-test.cmake
-# Builds a folder of submissions from tests/batch/fixtures (folders, a .zip, .tar.gz files and
-# hostile archives), runs `grader batch` on it, and checks the outcome of every submission, the
+#   cmake -DGRADER=... -DMAKE_ARCHIVES=... -DFIXTURES=... -DSOLUTION=... -DSTARTER=... -DWORK=... -P batch-test.cmake
+# Builds a folder of submissions (folders, a .zip, .tar.gz files and hostile archives) from the
+# reference solution, the shipped starter and tests/batch/fixtures: each <name>.cu.in there is
+# what a misbehaving submission adds to the starter (code that runs as the program starts), runs `grader batch` on it, and checks the outcome of every submission, the
 # gradebook, the per-student files, that nothing was written outside the sandbox, and that a
 # second run resumes (keeps every result) and --regrade redoes only the students named.
 # Without a GPU the well-behaved submissions are reported as "no GPU"; with one they are graded.
@@ -14,17 +15,26 @@ file(MAKE_DIRECTORY ${subs})
 get_filename_component(home "$ENV{HOME}" ABSOLUTE)
 file(REMOVE ${home}/ESCAPED-writes-outside /tmp/ESCAPED-absolute.cu)
 
-foreach(name good missing broken loops segfault forkbomb network allocates)
-  file(COPY ${FIXTURES}/${name} DESTINATION ${subs})
-endforeach()
+file(READ ${SOLUTION} solution)
+file(READ ${STARTER} starter)
+file(WRITE ${subs}/good/matmul.cu "${solution}")
+file(COPY ${FIXTURES}/missing DESTINATION ${subs})
+# A compile error: one missing semicolon in the reference.
+string(REPLACE "+ threadIdx.y;" "+ threadIdx.y  // a missing semicolon" broken "${solution}")
+file(WRITE ${subs}/broken/matmul.cu "${broken}")
 set(SUBMISSIONS ${subs})
 set(RESULTS ${out})
 set(HOME ${home})
-configure_file(${FIXTURES}/writes-outside/matmul.cu.in ${subs}/writes-outside/matmul.cu @ONLY)
+foreach(name loops segfault forkbomb network allocates writes-outside)
+  configure_file(${FIXTURES}/${name}.cu.in ${WORK}/${name}.cu @ONLY)  # fills in @SUBMISSIONS@ ...
+  file(READ ${WORK}/${name}.cu misbehaviour)
+  file(WRITE ${subs}/${name}/matmul.cu "${starter}${misbehaviour}")
+endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -E tar cf ${subs}/good-zip.zip --format=zip matmul.cu
-                WORKING_DIRECTORY ${FIXTURES}/good COMMAND_ERROR_IS_FATAL ANY)
+                WORKING_DIRECTORY ${subs}/good COMMAND_ERROR_IS_FATAL ANY)
+file(WRITE ${WORK}/packed/nested/deep/er/matmul.cu "${solution}")
 execute_process(COMMAND ${CMAKE_COMMAND} -E tar czf ${subs}/nested-tgz.tar.gz nested
-                WORKING_DIRECTORY ${FIXTURES} COMMAND_ERROR_IS_FATAL ANY)
+                WORKING_DIRECTORY ${WORK}/packed COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${MAKE_ARCHIVES} ${subs} ${SOLUTION} COMMAND_ERROR_IS_FATAL ANY)
 
 set(batch_args batch matmul-tiled ${subs} -o ${out} --jobs 4 --timeout 30 --memory-limit 1 --max-processes 32 --seed 12345)

@@ -13,6 +13,8 @@ grader=${GRADER:-build/gpu/bin/grader}
 kinds=(correct wrong slow illegal-address endless-kernel racy)
 declare -A expect=([correct]=passed [wrong]=incomplete [slow]=incomplete [illegal-address]=crashed
                    [endless-kernel]="timed out" [racy]=incomplete)
+# "correct" is the reference solution itself; the others are in tests/batch/gpu-fixtures/.
+fixture() { if [ "$1" = correct ]; then echo solutions/matmul-tiled/matmul.cu; else echo "tests/batch/gpu-fixtures/$1/matmul.cu"; fi; }
 rm -rf "$work"; mkdir -p "$work/submissions"
 work=$(cd "$work" && pwd)
 later=(correct wrong slow illegal-address racy)
@@ -20,9 +22,9 @@ for i in $(seq 1 "$n"); do
   if [ "$i" -le 24 ]; then kind=${kinds[$(( (i - 1) % ${#kinds[@]} ))]}; else kind=${later[$(( i % ${#later[@]} ))]}; fi
   id=$(printf "s%03d-%s" "$i" "$kind")
   if [ "$kind" = correct ] && [ $(( i % 3 )) -eq 1 ]; then
-    (cd tests/batch/gpu-fixtures/correct && cmake -E tar cf "$work/submissions/$id.zip" --format=zip matmul.cu)
+    (cd solutions/matmul-tiled && cmake -E tar cf "$work/submissions/$id.zip" --format=zip matmul.cu)
   else
-    mkdir -p "$work/submissions/$id" && cp "tests/batch/gpu-fixtures/$kind/matmul.cu" "$work/submissions/$id/"
+    mkdir -p "$work/submissions/$id" && cp "$(fixture "$kind")" "$work/submissions/$id/"
   fi
 done
 start=$(date +%s)
