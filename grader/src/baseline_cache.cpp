@@ -106,7 +106,12 @@ BaselineTime cached_baseline(const std::string& key, const std::function<Baselin
   cache = load(file);  // re-read under the lock, then add ours
   cache[machine][key] = {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"cv", t.cv},
                          {"runs", t.runs}, {"measured_at", now_iso()}};
-  save(file, cache);
+  try {
+    save(file, cache);
+  } catch (const std::exception& e) {
+    // A read-only cache (inside the batch sandbox, say) costs a measurement, never a result.
+    if (announce) announce(std::string("could not cache the baseline: ") + e.what());
+  }
   return t;
 }
 

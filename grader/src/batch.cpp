@@ -439,6 +439,14 @@ int Batch::run() {
   // cache is read-only, so no submission can spend time on it, or tamper with it.
   if (!device_.empty() && total_ > 0) {
     std::cerr << "calibrating: the reference solution's timed cases (measures the sequential baseline once) ...\n";
+    ProcessOptions build_reference;
+    build_reference.argv = {paths_.cmake.string(), "--build", paths_.build_root.string(), "--target",
+                            paths_.test_program(config_.name(), true).filename().string()};
+    build_reference.output_file = o_.out / "calibration-build.log";
+    build_reference.cancel = &g_interrupted;
+    if (!run_process(build_reference).ok())
+      std::cerr << "warning: could not build the reference solution (see " << (o_.out / "calibration-build.log").string()
+                << "): each submission's timed phase will measure the baseline itself\n";
     ProcessOptions calibrate;
     calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[performance]"};
     calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}, {"WORKBOOK_OVERRIDES", overrides_env()}};

@@ -65,3 +65,15 @@ TEST_CASE("machines are told apart by host name and CPU model", "[baseline]") {
   const auto id = machine_id();
   CHECK(id.find(" / ") != std::string::npos);
 }
+
+TEST_CASE("a cache folder that cannot be written costs a measurement, not the result", "[baseline]") {
+  // Nothing can be created under /proc, not even by root.
+  ::setenv("WORKBOOK_CACHE_DIR", "/proc/workbook-cache-cannot-exist", 1);
+  std::string said;
+  const auto t = cached_baseline("k", [] { return BaselineTime{7, 7, 0, 1, false}; },
+                                 [&](const std::string& m) { said += m + "\n"; });
+  ::unsetenv("WORKBOOK_CACHE_DIR");
+  CHECK(t.median_ms == 7);
+  CHECK_FALSE(t.from_cache);
+  CHECK(said.find("could not cache the baseline") != std::string::npos);
+}

@@ -26,7 +26,8 @@ std::filesystem::path cache_dir();
 std::string machine_id();  // "hostname / CPU model name"
 
 // Returns the cached time for `key` on this machine, or runs `measure` (with the file locked),
-// stores its result and returns it. `announce` is printed before a measurement starts.
+// stores its result and returns it. `announce` is printed before a measurement starts (and if
+// the result cannot be stored, e.g. in a read-only folder: the measured time is still returned).
 BaselineTime cached_baseline(const std::string& key, const std::function<BaselineTime()>& measure,
                              const std::function<void(const std::string&)>& announce = {});
 
