@@ -13,10 +13,12 @@ grader=${GRADER:-build/gpu/bin/grader}
 kinds=(correct wrong slow illegal-address endless-kernel racy)
 declare -A expect=([correct]=passed [wrong]=incomplete [slow]=incomplete [illegal-address]=crashed
                    [endless-kernel]="timed out" [racy]=incomplete)
-# "correct" is the reference solution itself; the others are in tests/batch/gpu-fixtures/.
-fixture() { if [ "$1" = correct ]; then echo solutions/matmul-tiled/matmul.cu; else echo "tests/batch/gpu-fixtures/$1/matmul.cu"; fi; }
 rm -rf "$work"; mkdir -p "$work/submissions"
 work=$(cd "$work" && pwd)
+# "correct" is the reference solution itself; the others are the reference with one bug each,
+# made by make-gpu-fixtures.cmake.
+cmake -DSOLUTION=solutions/matmul-tiled/matmul.cu -DOUT="$work/fixtures" -P tests/batch/make-gpu-fixtures.cmake || exit 1
+fixture() { if [ "$1" = correct ]; then echo solutions/matmul-tiled/matmul.cu; else echo "$work/fixtures/$1/matmul.cu"; fi; }
 later=(correct wrong slow illegal-address racy)
 for i in $(seq 1 "$n"); do
   if [ "$i" -le 24 ]; then kind=${kinds[$(( (i - 1) % ${#kinds[@]} ))]}; else kind=${later[$(( i % ${#later[@]} ))]}; fi
