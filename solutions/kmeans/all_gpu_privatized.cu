@@ -2,17 +2,28 @@
 //
 // all_gpu spends its time in atomics: millions of objects add into numClusters * numCoords
 // addresses in global memory, and the atomics on one address are serialised at the L2 cache.
-// Privatization (PMPP, "Parallel histogram"): each block accumulates into its own private copy
-// of the sums and sizes in shared memory, where atomics are far faster and only the block's
-// own threads contend, and adds its copy into global memory once, at its end. Likewise, each
-// thread counts the memberships it changed in a register, and the block adds the counts up
-// (a block reduction) before a single atomicAdd. Thread coarsening makes the merge rare: the
-// grid has only as many blocks as fit on the GPU at once, and each thread walks over many
-// objects (a grid-stride loop), so the number of merges does not grow with numObjs.
+// Privatization (PMPP, "Parallel histogram"): accumulate into private copies of the sums and
+// sizes in shared memory, and add the copies into global memory once, at the end of the block.
+// Likewise, each thread counts the memberships it changed in a register, and the block adds
+// the counts up (a block reduction) before a single atomicAdd. Thread coarsening makes the
+// merge rare: the grid has only as many blocks as fit on the GPU at once, and each thread
+// walks over many objects (a grid-stride loop).
 //
-// One more change, for speed and not for correctness: each thread loads its object's
-// coordinates into registers once (when numCoords is one of the sizes compiled below), instead
-// of reading them from memory again for every centroid.
+// This file has two levels of privatization:
+//   - find_nearest_cluster: one private copy per BLOCK (the exercise). The block's threads
+//     still contend for its copy, with shared-memory atomics; for double, those are
+//     compare-and-swap loops (ATOMS.CAST.SPIN.64 in the machine code), retried while another
+//     thread of the warp updates the same cluster. Far faster than all_gpu's global atomics,
+//     but still far slower than reading the objects (the handout has the numbers).
+//   - find_nearest_cluster_per_thread: one private copy per THREAD, laid out so that the
+//     threads of a warp touch consecutive addresses. Nobody shares anything until the end of
+//     the block, so the main loop has no atomics at all. It needs
+//     numClusters * (numCoords * 8 + 4) bytes of shared memory per thread, so it is used only
+//     for up to 4 coordinates and when the copies of a block fit in half of an SM's shared
+//     memory (with 16 clusters and 2 coordinates: blocks of up to 256 threads).
+//
+// Both keep each object's coordinates in registers, loaded once (numCoords is a compile-time
+// constant for the sizes compiled below), instead of reading them again for every centroid.
 #include "helpers.h"
 #include "kmeans.h"
 
@@ -35,6 +46,7 @@ __global__ void transpose_objects(int numCoords, int numObjs, const double* obje
 
 // The sum of `value` over the threads of the block, returned to thread 0 (PMPP, "Reduction"):
 // each warp adds its 32 values with shuffles, then the first warp adds the warps' sums.
+// Every thread of the block must call it (it has a barrier).
 __device__ unsigned int block_sum(unsigned int value) {
   __shared__ unsigned int warpSums[32];  // at most 1024 / 32 warps
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -48,17 +60,37 @@ __device__ unsigned int block_sum(unsigned int value) {
   return value;
 }
 
-// COORDS is numCoords when the launcher knows it at compile time (the object then lives in
-// registers: object[] is indexed by constants only, in fully unrolled loops), or 0 for any
-// numCoords (coordinates read from memory, as in all_gpu).
-// __launch_bounds__(1024): compiled to fit blocks of up to 1024 threads, at most 64 registers
-// each. Without it, the 16-coordinate kernel took more registers than a block of 1024 threads
-// can have, and its launch failed ("too many resources requested for launch").
+// The nearest centroid of `object` (numCoords = COORDS, or any when COORDS is 0: then the
+// coordinates are read from dimObjects), ties to the lowest index.
 template <int COORDS>
-__global__ void __launch_bounds__(1024) find_nearest_cluster(int numCoords, int numObjs, int numClusters,
-                                     const double* __restrict__ dimObjects, const double* __restrict__ deviceClusters,
-                                     int* __restrict__ deviceMembership, unsigned int* deviceChanged,
-                                     double* newClusters, unsigned int* newClusterSize) {
+__device__ __forceinline__ int nearest_cluster(const double* object, int numCoords, int numClusters, const double* shmemClusters,
+                               const double* dimObjects, int numObjs, int objectId) {
+  int index = 0;
+  double min_dist = 0;
+  for (int k = 0; k < numClusters; ++k) {
+    double dist = 0.0;
+#pragma unroll
+    for (int j = 0; j < (COORDS > 0 ? COORDS : numCoords); ++j) {
+      const double x = COORDS > 0 ? object[j] : dimObjects[j * numObjs + objectId];
+      const double d = x - shmemClusters[j * numClusters + k];
+      dist += d * d;
+    }
+    if (k == 0 || dist < min_dist) {  // strictly less: a tie keeps the lower index
+      min_dist = dist;
+      index = k;
+    }
+  }
+  return index;
+}
+
+// One private copy per block. COORDS is numCoords when the launcher knows it at compile time
+// (the object then lives in registers), or 0 for any numCoords.
+// __launch_bounds__(1024): compiled so that blocks of up to 1024 threads fit in the registers.
+template <int COORDS>
+__global__ void __launch_bounds__(1024)
+    find_nearest_cluster(int numCoords, int numObjs, int numClusters, const double* __restrict__ dimObjects,
+                         const double* __restrict__ deviceClusters, int* __restrict__ deviceMembership,
+                         unsigned int* deviceChanged, double* newClusters, unsigned int* newClusterSize) {
   if (COORDS > 0) numCoords = COORDS;
   const int clustersCount = numClusters * numCoords;
 
@@ -80,26 +112,11 @@ __global__ void __launch_bounds__(1024) find_nearest_cluster(int numCoords, int 
   for (int objectId = blockIdx.x * blockDim.x + threadIdx.x; objectId < numObjs;
        objectId += blockDim.x * gridDim.x) {
     double object[COORDS > 0 ? COORDS : 1];
-    if (COORDS > 0) {
 #pragma unroll
-      for (int j = 0; j < COORDS; ++j) object[j] = dimObjects[j * numObjs + objectId];
-    }
-    auto coord = [&](int j) { return COORDS > 0 ? object[j] : dimObjects[j * numObjs + objectId]; };
+    for (int j = 0; j < COORDS; ++j) object[j] = dimObjects[j * numObjs + objectId];
 
-    int index = 0;
-    double min_dist = 0;
-    for (int k = 0; k < numClusters; ++k) {
-      double dist = 0.0;
-#pragma unroll
-      for (int j = 0; j < (COORDS > 0 ? COORDS : numCoords); ++j) {
-        const double d = coord(j) - shmemClusters[j * numClusters + k];
-        dist += d * d;
-      }
-      if (k == 0 || dist < min_dist) {  // strictly less: a tie keeps the lower index
-        min_dist = dist;
-        index = k;
-      }
-    }
+    const int index =
+        nearest_cluster<COORDS>(object, numCoords, numClusters, shmemClusters, dimObjects, numObjs, objectId);
     if (deviceMembership[objectId] != index) ++changed;
     deviceMembership[objectId] = index;
 
@@ -107,7 +124,8 @@ __global__ void __launch_bounds__(1024) find_nearest_cluster(int numCoords, int 
     atomicAdd(&shmemNewClusterSize[index], 1u);
 #pragma unroll
     for (int j = 0; j < (COORDS > 0 ? COORDS : numCoords); ++j)
-      atomicAdd(&shmemNewClusters[j * numClusters + index], coord(j));
+      atomicAdd(&shmemNewClusters[j * numClusters + index],
+                COORDS > 0 ? object[j] : dimObjects[j * numObjs + objectId]);
   }
 
   // The block's count of changes: one atomic per block instead of one per changed object.
@@ -125,6 +143,93 @@ __global__ void __launch_bounds__(1024) find_nearest_cluster(int numCoords, int 
     if (shmemNewClusterSize[i] > 0) atomicAdd(&newClusterSize[i], shmemNewClusterSize[i]);
 }
 
+// One private copy per thread (COORDS from 1 to 4). Shared memory:
+//   shmemClusters  [numCoords][numClusters]               the centroids
+//   threadSums     [numCoords][numClusters][blockDim.x]   thread t's sums in column t
+//   threadSizes    [numClusters][blockDim.x]              thread t's sizes in column t
+// Thread t adds into threadSums[(j * numClusters + index) * blockDim.x + t]: the 32 threads of a
+// warp, whatever their clusters, touch 32 consecutive columns of the array, hence 32 different
+// banks, and no other thread ever touches a thread's column until the end. No atomics.
+template <int COORDS>
+__global__ void __launch_bounds__(1024)
+    find_nearest_cluster_per_thread(int numObjs, int numClusters, const double* __restrict__ dimObjects,
+                                    const double* __restrict__ deviceClusters, int* __restrict__ deviceMembership,
+                                    unsigned int* deviceChanged, double* newClusters, unsigned int* newClusterSize) {
+  const int clustersCount = numClusters * COORDS;
+  const int t = threadIdx.x, T = blockDim.x;
+
+  extern __shared__ double shmem[];
+  double* shmemClusters = shmem;
+  double* threadSums = shmem + clustersCount;
+  unsigned int* threadSizes = reinterpret_cast<unsigned int*>(threadSums + clustersCount * T);
+
+  for (int i = t; i < clustersCount; i += T) shmemClusters[i] = deviceClusters[i];
+  for (int e = 0; e < clustersCount; ++e) threadSums[e * T + t] = 0.0;  // each thread zeroes its column
+  for (int k = 0; k < numClusters; ++k) threadSizes[k * T + t] = 0;
+  __syncthreads();  // the centroids are in
+
+  // Software pipelining: the next object's coordinates and old membership are loaded before
+  // this object is processed, so that their trip to memory overlaps this object's arithmetic.
+  const int stride = T * gridDim.x;
+  int objectId = blockIdx.x * T + t;
+  double object[COORDS];
+  int oldIndex = 0;
+  if (objectId < numObjs) {
+#pragma unroll
+    for (int j = 0; j < COORDS; ++j) object[j] = dimObjects[j * numObjs + objectId];
+    oldIndex = deviceMembership[objectId];
+  }
+  unsigned int changed = 0;
+  for (; objectId < numObjs; objectId += stride) {
+    const int nextId = objectId + stride;
+    double nextObject[COORDS];
+    int nextOldIndex = 0;
+#pragma unroll
+    for (int j = 0; j < COORDS; ++j) nextObject[j] = 0.0;
+    if (nextId < numObjs) {
+#pragma unroll
+      for (int j = 0; j < COORDS; ++j) nextObject[j] = dimObjects[j * numObjs + nextId];
+      nextOldIndex = deviceMembership[nextId];
+    }
+
+    const int index = nearest_cluster<COORDS>(object, COORDS, numClusters, shmemClusters, dimObjects, numObjs, objectId);
+    if (oldIndex != index) {  // store only a change: after the first loops, few objects move
+      ++changed;
+      deviceMembership[objectId] = index;
+    }
+    threadSizes[index * T + t] += 1;  // this thread's own column: a plain add
+#pragma unroll
+    for (int j = 0; j < COORDS; ++j) threadSums[(j * numClusters + index) * T + t] += object[j];
+
+#pragma unroll
+    for (int j = 0; j < COORDS; ++j) object[j] = nextObject[j];
+    oldIndex = nextOldIndex;
+  }
+
+  changed = block_sum(changed);
+  if (t == 0 && changed > 0) atomicAdd(deviceChanged, changed);
+  __syncthreads();  // every thread's column is complete
+
+  // Merge: warp w adds up entries w, w + numWarps, ... Its lanes read the entry's row (T
+  // consecutive values, one per thread), add them pairwise with shuffles, and lane 0 makes the
+  // one global atomicAdd of the block for that entry.
+  const int lane = t % 32, warp = t / 32, numWarps = T / 32;
+  for (int e = warp; e < clustersCount + numClusters; e += numWarps) {
+    if (e < clustersCount) {
+      double sum = 0.0;
+      for (int i = lane; i < T; i += 32) sum += threadSums[e * T + i];
+      for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+      if (lane == 0 && sum != 0.0) atomicAdd(&newClusters[e], sum);
+    } else {
+      const int k = e - clustersCount;
+      unsigned int size = 0;
+      for (int i = lane; i < T; i += 32) size += threadSizes[k * T + i];
+      for (int offset = 16; offset > 0; offset /= 2) size += __shfl_down_sync(0xffffffffu, size, offset);
+      if (lane == 0 && size > 0) atomicAdd(&newClusterSize[k], size);
+    }
+  }
+}
+
 __global__ void update_centroids(int numCoords, int numClusters, const double* newClusters,
                                  const unsigned int* newClusterSize, double* deviceClusters) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -134,9 +239,12 @@ __global__ void update_centroids(int numCoords, int numClusters, const double* n
 }
 
 using Kernel = void (*)(int, int, int, const double*, const double*, int*, unsigned int*, double*, unsigned int*);
+using PerThreadKernel = void (*)(int, int, const double*, const double*, int*, unsigned int*, double*, unsigned int*);
 
-// The kernel for this numCoords: compiled for 1, 2, 3, 4, 8 and 16 coordinates, generic otherwise.
-Kernel kernel_for(int numCoords) {
+// The kernels for this numCoords: per block, compiled for 1, 2, 3, 4, 8 and 16 coordinates
+// (generic otherwise); per thread, for 1 to 4 (with more, a thread's copy takes too much
+// shared memory, and its object and the next one too many registers).
+Kernel per_block_kernel(int numCoords) {
   switch (numCoords) {
     case 1: return find_nearest_cluster<1>;
     case 2: return find_nearest_cluster<2>;
@@ -147,23 +255,29 @@ Kernel kernel_for(int numCoords) {
     default: return find_nearest_cluster<0>;
   }
 }
+PerThreadKernel per_thread_kernel(int numCoords) {
+  switch (numCoords) {
+    case 1: return find_nearest_cluster_per_thread<1>;
+    case 2: return find_nearest_cluster_per_thread<2>;
+    case 3: return find_nearest_cluster_per_thread<3>;
+    case 4: return find_nearest_cluster_per_thread<4>;
+    default: return nullptr;
+  }
+}
 
-// The dynamic shared memory find_nearest_cluster needs (centroids, private sums, private
-// sizes), checked against what a block can have on this GPU.
-std::size_t privatized_shared_bytes(const Params& p, Kernel kernel) {
-  const std::size_t clustersCount = static_cast<std::size_t>(p.numClusters) * p.numCoords;
-  const std::size_t bytes = 2 * clustersCount * sizeof(double) + p.numClusters * sizeof(unsigned int);
+int shared_memory_optin() {
   int device = 0, optin = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  // 1 KiB left for the kernel's own __shared__ arrays (block_sum's warpSums).
-  if (bytes + 1024 > static_cast<std::size_t>(optin))
-    throw std::invalid_argument("all_gpu_privatized: the centroids and the private sums (" + std::to_string(bytes) +
-                                " bytes) do not fit in the shared memory of a block (at most " +
-                                std::to_string(optin) + " bytes on this GPU)");
+  return optin;
+}
+
+// Lets `kernel` have `bytes` of dynamic shared memory (above 48 KiB it must ask), leaving 1 KiB
+// for its own __shared__ arrays (block_sum's warpSums).
+template <class K>
+void allow_shared(K kernel, std::size_t bytes) {
   if (bytes + 1024 > 48 * 1024)
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  return bytes;
 }
 
 }  // namespace
@@ -174,15 +288,34 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   const int numObjs = p.numObjs, numCoords = p.numCoords, numClusters = p.numClusters;
   const std::size_t objectsCount = static_cast<std::size_t>(numObjs) * numCoords;
   const std::size_t clustersCount = static_cast<std::size_t>(numClusters) * numCoords;
-  const Kernel find_nearest = kernel_for(numCoords);
-  const std::size_t sharedBytes = privatized_shared_bytes(p, find_nearest);
+  const int numThreadsPerClusterBlock = p.blockSize;
+
+  // Which kernel, and how much shared memory. Per block: the centroids, the private sums and
+  // the private sizes. Per thread: the centroids, and sums and sizes for every thread.
+  const int optin = shared_memory_optin();
+  const std::size_t perBlockBytes = 2 * clustersCount * sizeof(double) + numClusters * sizeof(unsigned int);
+  const std::size_t perThreadBytes =
+      clustersCount * sizeof(double) +
+      static_cast<std::size_t>(numThreadsPerClusterBlock) * (clustersCount * sizeof(double) + numClusters * sizeof(unsigned int));
+  if (perBlockBytes + 1024 > static_cast<std::size_t>(optin))
+    throw std::invalid_argument("all_gpu_privatized: the centroids and the private sums (" + std::to_string(perBlockBytes) +
+                                " bytes) do not fit in the shared memory of a block (at most " + std::to_string(optin) +
+                                " bytes on this GPU)");
+  const PerThreadKernel perThread = per_thread_kernel(numCoords);
+  const bool usePerThread = perThread != nullptr && perThreadBytes + 1024 <= static_cast<std::size_t>(optin) / 2;
+  const Kernel perBlock = per_block_kernel(numCoords);
+  const std::size_t sharedBytes = usePerThread ? perThreadBytes : perBlockBytes;
+  if (usePerThread) allow_shared(perThread, sharedBytes);
+  else allow_shared(perBlock, sharedBytes);
 
   // Coarsening: as many blocks as can be resident at once, no more (and no more than needed).
   int device = 0, numSMs = 0, blocksPerSM = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, find_nearest, p.blockSize, sharedBytes));
-  const int numThreadsPerClusterBlock = p.blockSize;
+  if (usePerThread)
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, perThread, numThreadsPerClusterBlock, sharedBytes));
+  else
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, perBlock, numThreadsPerClusterBlock, sharedBytes));
   const int numClusterBlocks =
       std::max(1, std::min(ceil_div(numObjs, numThreadsPerClusterBlock), numSMs * std::max(1, blocksPerSM)));
   const int transposeBlocks = ceil_div(numObjs, numThreadsPerClusterBlock);
@@ -216,9 +349,14 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
       CUDA_CHECK(cudaMemsetAsync(newClusters.data(), 0, clustersCount * sizeof(double), stream));
       CUDA_CHECK(cudaMemsetAsync(newClusterSize.data(), 0, numClusters * sizeof(unsigned int), stream));
       CUDA_CHECK(cudaMemsetAsync(deviceChanged.data(), 0, sizeof(unsigned int), stream));
-      CUDA_CHECK_LAUNCH(find_nearest<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
-          numCoords, numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(),
-          deviceChanged.data(), newClusters.data(), newClusterSize.data()));
+      if (usePerThread)
+        CUDA_CHECK_LAUNCH(perThread<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
+            numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(),
+            deviceChanged.data(), newClusters.data(), newClusterSize.data()));
+      else
+        CUDA_CHECK_LAUNCH(perBlock<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
+            numCoords, numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(),
+            deviceChanged.data(), newClusters.data(), newClusterSize.data()));
       CUDA_CHECK_LAUNCH(update_centroids<<<updateBlocks, numThreadsPerClusterBlock, 0, stream>>>(
           numCoords, numClusters, newClusters.data(), newClusterSize.data(), deviceClusters.data()));
     });

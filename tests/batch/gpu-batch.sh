@@ -5,7 +5,7 @@
 # incorrect); beyond 24, the kinds other than endless-kernel (a class has few of those, and each
 # holds a GPU slot until its timeout). Every third correct one is sent as a .zip. Runs `grader batch`, checks each submission's status,
 # prints the gradebook and the time it took.
-#   tests/batch/gpu-batch.sh [N] [work-dir] [extra grader batch options...]
+#   [TIMEOUT=s] tests/batch/gpu-batch.sh [N] [work-dir] [extra grader batch options...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 n=${1:-24}; work=${2:-build/gpu-batch}; shift 2 2>/dev/null || shift $#
@@ -30,9 +30,12 @@ for i in $(seq 1 "$n"); do
   fi
 done
 start=$(date +%s)
-"$grader" batch matmul-tiled "$work/submissions" -o "$work/results" --timeout 120 "$@" 2>&1 | tee "$work/batch.log"
-echo "grader batch: exit ${PIPESTATUS[0]}, $(( $(date +%s) - start )) s for $n submissions"
+"$grader" batch matmul-tiled "$work/submissions" -o "$work/results" --timeout "${TIMEOUT:-120}" "$@" 2>&1 | tee "$work/batch.log"
+batch_status=${PIPESTATUS[0]}
+echo "grader batch: exit $batch_status, $(( $(date +%s) - start )) s for $n submissions"
+[ -f "$work/results/gradebook.csv" ] || { echo "FAILED: no gradebook.csv"; exit 1; }
 status=0
+[ "$(( $(wc -l < "$work/results/gradebook.csv") - 1 ))" -eq "$n" ] || { echo "FAILED: the gradebook does not have $n rows"; status=1; }
 while IFS=, read -r student naive tiled total max st rest; do
   [ "$student" = student ] && continue
   kind=${student#*-}
