@@ -263,12 +263,16 @@ StudentResult Batch::grade(const Submission& s) {
   const fs::path program = build / "grade-submission";
   Phase checks = run_phase(s, program, "~[performance]", false);
   RunStatus status = status_of(checks, run / "checks.log");
+  const fs::path results = run / "results.jsonl";
   if (status.state == RunState::Completed) {
-    Phase timed = run_phase(s, program, "[performance]", true);
-    status = status_of(timed, run / "timed.log");
+    // Only correct exercises are timed: the GPU is the batch's one serial resource.
+    const auto exercises = exercises_to_time(config_, read_results(results));
+    if (!exercises.empty()) {
+      Phase timed = run_phase(s, program, timed_filter(exercises), true);
+      status = status_of(timed, run / "timed.log");
+    }
   }
   if (g_interrupted) throw std::runtime_error("interrupted");
-  const fs::path results = run / "results.jsonl";
   r.report = build_report(config_, read_results(results), status, seed_, device_, read_plans(results));
   r.status = submission_status(r.report);
   r.detail = status.detail;

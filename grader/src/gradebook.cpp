@@ -69,8 +69,9 @@ StudentResult student_from_json(const nlohmann::json& j) {
 }
 
 std::string exercise_status(const ExerciseReport& e) {
-  // Worst first: the word an instructor needs to see first.
-  const Outcome order[] = {Outcome::Crashed, Outcome::Error, Outcome::NotRun, Outcome::Incorrect, Outcome::TooSlow};
+  // Worst first: the word an instructor needs to see first. "not run" comes after "incorrect":
+  // an incorrect exercise's timed cases are not run (not graded), and "incorrect" says why.
+  const Outcome order[] = {Outcome::Crashed, Outcome::Error, Outcome::Incorrect, Outcome::TooSlow, Outcome::NotRun};
   for (Outcome o : order)
     for (const auto& k : e.kinds)
       for (const auto& c : k.cases)

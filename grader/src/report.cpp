@@ -43,6 +43,18 @@ int exit_status(const LabReport& report) {
   return report.passed() ? 0 : 1;
 }
 
+namespace {
+bool has_performance(const ExerciseConfig& ex) {
+  const auto it = ex.points.find("performance");
+  return it != ex.points.end() && it->second > 0;
+}
+bool correct(const std::string& exercise, const std::vector<CaseResult>& untimed) {
+  for (const auto& c : untimed)
+    if (c.exercise == exercise && c.kind == "correctness" && !c.passed()) return false;
+  return true;
+}
+}  // namespace
+
 LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
                        const RunStatus& run, std::uint64_t seed, const std::string& device,
                        const std::vector<Plan>& plans, bool only_recorded) {
@@ -63,6 +75,17 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
       for (const auto& r : results)
         if (r.exercise == ex.name && r.kind == kind) kr.cases.push_back(r);
       if (kr.cases.empty() && only_recorded) continue;
+      // A wrong kernel's time means nothing: performance counts only for a correct exercise.
+      // (When the run crashed before its timed cases, the "did not get this far" below says more.)
+      if (kind == "performance" && !correct(ex.name, results) && !(kr.cases.empty() && run.state != RunState::Completed)) {
+        CaseResult not_graded;
+        not_graded.exercise = ex.name;
+        not_graded.kind = kind;
+        not_graded.name = "timed cases";
+        not_graded.outcome = Outcome::NotRun;
+        not_graded.detail = "not graded: performance counts only when every correctness case of the exercise passes";
+        kr.cases = {not_graded};
+      }
       int planned = 0;
       for (const auto& p : plans)
         if (p.exercise == ex.name && p.kind == kind) planned += p.cases;
@@ -107,6 +130,20 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
     report.exercises.push_back(std::move(er));
   }
   return report;
+}
+
+
+std::vector<std::string> exercises_to_time(const LabConfig& config, const std::vector<CaseResult>& untimed) {
+  std::vector<std::string> names;
+  for (const auto& ex : config.exercises())
+    if (has_performance(ex) && correct(ex.name, untimed)) names.push_back(ex.name);
+  return names;
+}
+
+std::string timed_filter(const std::vector<std::string>& exercises) {
+  std::string spec;
+  for (const auto& name : exercises) spec += (spec.empty() ? "" : ",") + ("[" + name + "][performance]");
+  return spec;
 }
 
 nlohmann::json to_json(const LabReport& r) {

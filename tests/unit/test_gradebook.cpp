@@ -73,11 +73,14 @@ TEST_CASE("csv fields are quoted only when they must be", "[gradebook]") {
 TEST_CASE("exercise status: the worst outcome of its cases", "[gradebook]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
   const auto r = build_report(config,
-                              {make("naive", "correctness", Outcome::Incorrect), make("naive", "performance", Outcome::Crashed),
-                               make("tiled", "correctness", Outcome::Passed)},
+                              {make("naive", "correctness", Outcome::Incorrect), make("naive", "correctness", Outcome::Crashed),
+                               make("tiled", "correctness", Outcome::Passed), make("tiled", "performance", Outcome::Passed)},
                               {}, 1, "");
   CHECK(exercise_status(r.exercises[0]) == "crashed");
   CHECK(exercise_status(r.exercises[1]) == "passed");
+  // An incorrect exercise's performance is "not run" (not graded): the column says "incorrect".
+  const auto wrong = build_report(config, {make("naive", "correctness", Outcome::Incorrect), make("naive", "performance", Outcome::Passed)}, {}, 1, "");
+  CHECK(exercise_status(wrong.exercises[0]) == "incorrect");
 }
 
 TEST_CASE("a student's result survives the round trip through its JSON file (resume)", "[gradebook]") {

@@ -51,18 +51,44 @@ TEST_CASE("all cases passed: full points, exit status 0", "[report]") {
 TEST_CASE("each kind's points are shared by its cases: partial credit", "[report]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
   auto results = all_passing();
-  results[1].outcome = Outcome::Incorrect;  // naive correctness: 1 of 2 -> 15 of 30
+  results[4].outcome = Outcome::Incorrect;  // tiled static: 0 of 1 -> 0 of 5
   results[6].outcome = Outcome::TooSlow;    // tiled performance: 1 of 2 -> 10 of 20
   const auto r = build_report(config, results, {}, 7, "GPU");
   CHECK_FALSE(r.passed());
   CHECK(exit_status(r) == 1);
-  CHECK(r.exercises[0].points_earned == 25);
-  CHECK(r.exercises[1].points_earned == 35);
-  CHECK(r.points_earned == 60);
+  CHECK(r.exercises[0].points_earned == 40);
+  CHECK(r.exercises[1].points_earned == 30);
+  CHECK(r.points_earned == 70);
   // Kinds in natural order whatever order lab.toml's table gave them.
   CHECK(r.exercises[1].kinds[0].kind == "correctness");
   CHECK(r.exercises[1].kinds[1].kind == "static");
   CHECK(r.exercises[1].kinds[2].kind == "performance");
+}
+
+TEST_CASE("performance earns nothing while a correctness case of the exercise fails", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  auto results = all_passing();
+  results[1].outcome = Outcome::Incorrect;  // naive correctness: 1 of 2 -> 15 of 30
+  const auto r = build_report(config, results, {}, 7, "GPU");
+  CHECK(r.exercises[0].points_earned == 15);  // its passed timing does not count
+  CHECK(r.exercises[1].points_earned == 45);  // tiled is untouched
+  const auto& perf = r.exercises[0].kinds[1];
+  REQUIRE(perf.kind == "performance");
+  REQUIRE(perf.cases.size() == 1);
+  CHECK(perf.cases[0].outcome == Outcome::NotRun);
+  CHECK(perf.cases[0].detail.find("every correctness case") != std::string::npos);
+}
+
+TEST_CASE("only exercises whose correctness passed are timed", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  auto results = all_passing();
+  CHECK(exercises_to_time(config, results) == std::vector<std::string>{"naive", "tiled"});
+  results[3].outcome = Outcome::Crashed;  // tiled correctness
+  CHECK(exercises_to_time(config, results) == std::vector<std::string>{"naive"});
+  results[0].outcome = Outcome::Incorrect;
+  CHECK(exercises_to_time(config, results).empty());
+  CHECK(timed_filter({"naive", "tiled"}) == "[naive][performance],[tiled][performance]");
+  CHECK(timed_filter({"naive"}) == "[naive][performance]");
 }
 
 TEST_CASE("a crash: the kinds it never reached are 'not run' and earn nothing", "[report]") {
@@ -90,14 +116,14 @@ TEST_CASE("build failure, timeout, no GPU: their own exit statuses", "[report]")
 TEST_CASE("the text report shows failures with their detail, times, points and the seed", "[report]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
   auto results = all_passing();
-  results[1].outcome = Outcome::Incorrect;
-  results[1].detail = "C[1][2]: expected 3, got nan; 5 of 9 elements wrong";
+  results[3].outcome = Outcome::Incorrect;  // tiled correctness
+  results[3].detail = "C[1][2]: expected 3, got nan; 5 of 9 elements wrong";
   const auto text = render_text(build_report(config, results, {}, 424242, "Some GPU"), false);
   CHECK(text.find("seed 424242") != std::string::npos);
   CHECK(text.find("GPU: Some GPU") != std::string::npos);
   CHECK(text.find("C[1][2]: expected 3, got nan") != std::string::npos);
   CHECK(text.find("speedup 900x (needs >= 300x)") != std::string::npos);
-  CHECK(text.find("15 / 30") != std::string::npos);
+  CHECK(text.find("0 / 20") != std::string::npos);
   CHECK(text.find("grader check demo --seed 424242") != std::string::npos);
   CHECK(text.find("\033[") == std::string::npos);  // no colour codes when asked for none
 }

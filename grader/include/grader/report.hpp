@@ -52,6 +52,8 @@ struct LabReport {
 // Points: each kind's points are shared equally by its cases, so a kernel that is right on
 // 18 of 20 shapes earns 90% of the correctness points. A kind with no recorded case (the
 // program crashed before it) earns nothing and is shown as not run, with the run's status.
+// Performance earns points only when every correctness case of its exercise passed: otherwise
+// its cases are replaced by one "not graded" case (a wrong kernel's time means nothing).
 //
 // `plans` (from the test program) give the number of cases each kind meant to run: cases
 // planned but never recorded are added as not run. With `only_recorded` (a filtered run, e.g.
@@ -59,6 +61,13 @@ struct LabReport {
 LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
                        const RunStatus& run, std::uint64_t seed, const std::string& device,
                        const std::vector<Plan>& plans = {}, bool only_recorded = false);
+
+// The exercises worth timing after a run of the untimed cases: those with performance points
+// whose correctness cases all passed (or that have none). build_report gives no performance
+// points to the others (a wrong result's time means nothing), so timing them would only hold the
+// GPU for their whole budget.
+std::vector<std::string> exercises_to_time(const LabConfig& config, const std::vector<CaseResult>& untimed);
+std::string timed_filter(const std::vector<std::string>& exercises);
 
 nlohmann::json to_json(const LabReport& report);
 std::string render_text(const LabReport& report, bool color);
