@@ -48,6 +48,28 @@ if(NOT LibArchive_FOUND)
   target_include_directories(archive_static INTERFACE ${libarchive_SOURCE_DIR}/libarchive)
 endif()
 
+# SQLite keeps the leaderboard's history (CMake's FindSQLite3, target SQLite::SQLite3). Without
+# it, the official amalgamation (one C file) is fetched and built as a small static library
+# under the same target name.
+find_package(SQLite3)
+if(NOT SQLite3_FOUND)
+  message(STATUS "SQLite3 not found: fetching the amalgamation and building it")
+  enable_language(C)
+  FetchContent_Declare(sqlite3
+    URL https://www.sqlite.org/2024/sqlite-amalgamation-3460100.zip
+    DOWNLOAD_EXTRACT_TIMESTAMP TRUE)
+  FetchContent_MakeAvailable(sqlite3)  # no CMakeLists.txt in it: this only downloads
+  add_library(workbook_sqlite3 STATIC ${sqlite3_SOURCE_DIR}/sqlite3.c)
+  target_include_directories(workbook_sqlite3 SYSTEM PUBLIC ${sqlite3_SOURCE_DIR})
+  # No loadable extensions (no libdl); double-quoted strings are identifiers only.
+  target_compile_definitions(workbook_sqlite3 PRIVATE SQLITE_OMIT_LOAD_EXTENSION SQLITE_DQS=0)
+  set_target_properties(workbook_sqlite3 PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  find_package(Threads REQUIRED)
+  target_link_libraries(workbook_sqlite3 PUBLIC Threads::Threads m)
+  add_library(SQLite::SQLite3 ALIAS workbook_sqlite3)
+  set(SQLite3_VERSION "3.46.1")
+endif()
+
 # One name for Catch2 whichever major version was found; our own main() lives in grader/.
 if(TARGET Catch2::Catch2)
   set(WORKBOOK_CATCH2_TARGET Catch2::Catch2)
@@ -55,4 +77,4 @@ else()
   message(FATAL_ERROR "Catch2 was found but defines no Catch2::Catch2 target")
 endif()
 message(STATUS "Catch2 ${Catch2_VERSION}, CLI11 ${CLI11_VERSION}, nlohmann_json ${nlohmann_json_VERSION}, "
-               "toml++ ${tomlplusplus_VERSION}, fmt ${fmt_VERSION}")
+               "toml++ ${tomlplusplus_VERSION}, fmt ${fmt_VERSION}, SQLite ${SQLite3_VERSION}")
