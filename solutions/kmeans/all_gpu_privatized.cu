@@ -83,14 +83,54 @@ __device__ __forceinline__ int nearest_cluster(const double* object, int numCoor
   return index;
 }
 
+// One iteration's global accumulators, zero when it starts: the blocks add their private copies
+// and change counts into them, and the last block to finish turns them into the new centroids
+// and zeroes them again for the next iteration. So one launch does a whole iteration: no kernel
+// to update the centroids, no memsets between iterations (each launch and memset costs a few
+// microseconds of an iteration that takes about 0.2 ms).
+struct Iteration {
+  double* newClusters;           // [numCoords][numClusters]: the sums of each cluster's objects
+  unsigned int* newClusterSize;  // [numClusters]
+  unsigned int* changed;         // memberships changed, over all blocks
+  unsigned int* changedOut;      // the iteration's count of changes, for the host to read
+  unsigned int* blocksDone;      // how many blocks have finished
+};
+
+// Called by every thread of every block at its very end, after its atomics. The last block to
+// arrive (cuda-samples' threadFenceReduction uses the same pattern) divides the sums by the
+// sizes into the centroids (an empty cluster keeps its centroid), and resets the accumulators.
+// The centroids may be overwritten here: every other block has finished reading them.
+__device__ void last_block_updates_centroids(int numCoords, int numClusters, double* deviceClusters, const Iteration& it) {
+  __shared__ bool isLast;
+  __threadfence();  // this thread's atomics are visible to every block before the block counts as done
+  __syncthreads();
+  if (threadIdx.x == 0) isLast = atomicAdd(it.blocksDone, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!isLast) return;
+  __threadfence();
+  const int clustersCount = numCoords * numClusters;
+  // __ldcg: read from L2, where the other blocks' atomics are, never a stale line of this SM's L1.
+  for (int i = threadIdx.x; i < clustersCount; i += blockDim.x) {
+    const unsigned int size = __ldcg(&it.newClusterSize[i % numClusters]);
+    if (size > 0) deviceClusters[i] = __ldcg(&it.newClusters[i]) / size;
+  }
+  __syncthreads();  // every size was read before any is zeroed
+  for (int i = threadIdx.x; i < clustersCount; i += blockDim.x) it.newClusters[i] = 0.0;
+  for (int i = threadIdx.x; i < numClusters; i += blockDim.x) it.newClusterSize[i] = 0;
+  if (threadIdx.x == 0) {
+    *it.changedOut = __ldcg(it.changed);
+    *it.changed = 0;
+    *it.blocksDone = 0;
+  }
+}
+
 // One private copy per block. COORDS is numCoords when the launcher knows it at compile time
 // (the object then lives in registers), or 0 for any numCoords.
 // __launch_bounds__(1024): compiled so that blocks of up to 1024 threads fit in the registers.
 template <int COORDS>
 __global__ void __launch_bounds__(1024)
     find_nearest_cluster(int numCoords, int numObjs, int numClusters, const double* __restrict__ dimObjects,
-                         const double* __restrict__ deviceClusters, int* __restrict__ deviceMembership,
-                         unsigned int* deviceChanged, double* newClusters, unsigned int* newClusterSize) {
+                         double* deviceClusters, int* __restrict__ deviceMembership, Iteration it) {
   if (COORDS > 0) numCoords = COORDS;
   const int clustersCount = numClusters * numCoords;
 
@@ -130,84 +170,110 @@ __global__ void __launch_bounds__(1024)
 
   // The block's count of changes: one atomic per block instead of one per changed object.
   changed = block_sum(changed);
-  if (threadIdx.x == 0 && changed > 0) atomicAdd(deviceChanged, changed);
+  if (threadIdx.x == 0 && changed > 0) atomicAdd(it.changed, changed);
 
   // Merge the private copy into the global one: numClusters * (numCoords + 1) atomics per
   // block. The barrier makes sure every thread of the block has finished adding.
   __syncthreads();
   for (int i = threadIdx.x; i < clustersCount; i += blockDim.x) {
     const int clusterId = i % numClusters;
-    if (shmemNewClusterSize[clusterId] > 0) atomicAdd(&newClusters[i], shmemNewClusters[i]);
+    if (shmemNewClusterSize[clusterId] > 0) atomicAdd(&it.newClusters[i], shmemNewClusters[i]);
   }
   for (int i = threadIdx.x; i < numClusters; i += blockDim.x)
-    if (shmemNewClusterSize[i] > 0) atomicAdd(&newClusterSize[i], shmemNewClusterSize[i]);
+    if (shmemNewClusterSize[i] > 0) atomicAdd(&it.newClusterSize[i], shmemNewClusterSize[i]);
+  last_block_updates_centroids(numCoords, numClusters, deviceClusters, it);
 }
 
 // One private copy per thread (COORDS from 1 to 4). Shared memory:
-//   shmemClusters  [numCoords][numClusters]               the centroids
+//   centroids      [numClusters][COORDS]                 a centroid's coordinates side by side
 //   threadSums     [numCoords][numClusters][blockDim.x]   thread t's sums in column t
-//   threadSizes    [numClusters][blockDim.x]              thread t's sizes in column t
+//   threadSizes    [numClusters][blockDim.x]              thread t's sizes in column t, 16 bits each
+// (the launcher makes sure no thread sees more than 65535 objects): a smaller footprint lets
+// more blocks share an SM (3 instead of 2 with 16 clusters, 2 coordinates and 256 threads).
 // Thread t adds into threadSums[(j * numClusters + index) * blockDim.x + t]: the 32 threads of a
 // warp, whatever their clusters, touch 32 consecutive columns of the array, hence 32 different
 // banks, and no other thread ever touches a thread's column until the end. No atomics.
+//
+// Each loop trip takes OBJECTS_PER_TRIP objects (thread coarsening again, for two reasons):
+// their loads are all issued before any is needed, so more bytes are on their way from memory
+// at once; and each centroid read from shared memory serves all of them, while their searches
+// for the nearest centroid are independent, so the arithmetic of one hides the latency of the
+// others. (docs/measurements/kmeans-per-thread-experiment.txt: 0.29 ms with one object per
+// trip, 0.18 ms with four.)
+constexpr int OBJECTS_PER_TRIP = 4;
+
 template <int COORDS>
 __global__ void __launch_bounds__(1024)
     find_nearest_cluster_per_thread(int numObjs, int numClusters, const double* __restrict__ dimObjects,
-                                    const double* __restrict__ deviceClusters, int* __restrict__ deviceMembership,
-                                    unsigned int* deviceChanged, double* newClusters, unsigned int* newClusterSize) {
+                                    double* deviceClusters, int* __restrict__ deviceMembership, Iteration it) {
+  constexpr int OBJS = OBJECTS_PER_TRIP;
   const int clustersCount = numClusters * COORDS;
   const int t = threadIdx.x, T = blockDim.x;
 
   extern __shared__ double shmem[];
-  double* shmemClusters = shmem;
+  double* centroids = shmem;
   double* threadSums = shmem + clustersCount;
-  unsigned int* threadSizes = reinterpret_cast<unsigned int*>(threadSums + clustersCount * T);
+  unsigned short* threadSizes = reinterpret_cast<unsigned short*>(threadSums + clustersCount * T);
 
-  for (int i = t; i < clustersCount; i += T) shmemClusters[i] = deviceClusters[i];
+  for (int i = t; i < clustersCount; i += T) {
+    const int j = i / numClusters, k = i % numClusters;  // deviceClusters is [numCoords][numClusters]
+    centroids[k * COORDS + j] = deviceClusters[i];
+  }
   for (int e = 0; e < clustersCount; ++e) threadSums[e * T + t] = 0.0;  // each thread zeroes its column
   for (int k = 0; k < numClusters; ++k) threadSizes[k * T + t] = 0;
   __syncthreads();  // the centroids are in
 
-  // Software pipelining: the next object's coordinates and old membership are loaded before
-  // this object is processed, so that their trip to memory overlaps this object's arithmetic.
-  const int stride = T * gridDim.x;
-  int objectId = blockIdx.x * T + t;
-  double object[COORDS];
-  int oldIndex = 0;
-  if (objectId < numObjs) {
-#pragma unroll
-    for (int j = 0; j < COORDS; ++j) object[j] = dimObjects[j * numObjs + objectId];
-    oldIndex = deviceMembership[objectId];
-  }
   unsigned int changed = 0;
-  for (; objectId < numObjs; objectId += stride) {
-    const int nextId = objectId + stride;
-    double nextObject[COORDS];
-    int nextOldIndex = 0;
+  // Trip objects: first, first + T, first + 2T, ...: consecutive threads, consecutive objects.
+  for (int first = blockIdx.x * T * OBJS + t; first < numObjs; first += T * gridDim.x * OBJS) {
+    double object[OBJS][COORDS];
+    int oldIndex[OBJS];
 #pragma unroll
-    for (int j = 0; j < COORDS; ++j) nextObject[j] = 0.0;
-    if (nextId < numObjs) {
+    for (int o = 0; o < OBJS; ++o) {
+      const int objectId = first + o * T;
+      const bool valid = objectId < numObjs;
 #pragma unroll
-      for (int j = 0; j < COORDS; ++j) nextObject[j] = dimObjects[j * numObjs + nextId];
-      nextOldIndex = deviceMembership[nextId];
+      for (int j = 0; j < COORDS; ++j) object[o][j] = valid ? dimObjects[j * numObjs + objectId] : 0.0;
+      oldIndex[o] = valid ? deviceMembership[objectId] : 0;
     }
 
-    const int index = nearest_cluster<COORDS>(object, COORDS, numClusters, shmemClusters, dimObjects, numObjs, objectId);
-    if (oldIndex != index) {  // store only a change: after the first loops, few objects move
-      ++changed;
-      deviceMembership[objectId] = index;
-    }
-    threadSizes[index * T + t] += 1;  // this thread's own column: a plain add
+    int index[OBJS];
+    double minDist[OBJS];
+    for (int k = 0; k < numClusters; ++k) {
+      double centroid[COORDS];
 #pragma unroll
-    for (int j = 0; j < COORDS; ++j) threadSums[(j * numClusters + index) * T + t] += object[j];
+      for (int j = 0; j < COORDS; ++j) centroid[j] = centroids[k * COORDS + j];
+#pragma unroll
+      for (int o = 0; o < OBJS; ++o) {
+        double dist = 0.0;
+#pragma unroll
+        for (int j = 0; j < COORDS; ++j) {
+          const double d = object[o][j] - centroid[j];
+          dist += d * d;
+        }
+        if (k == 0 || dist < minDist[o]) {  // strictly less: a tie keeps the lower index
+          minDist[o] = dist;
+          index[o] = k;
+        }
+      }
+    }
 
 #pragma unroll
-    for (int j = 0; j < COORDS; ++j) object[j] = nextObject[j];
-    oldIndex = nextOldIndex;
+    for (int o = 0; o < OBJS; ++o) {
+      const int objectId = first + o * T;
+      if (objectId >= numObjs) break;
+      if (oldIndex[o] != index[o]) {  // store only a change: after the first loops, few objects move
+        ++changed;
+        deviceMembership[objectId] = index[o];
+      }
+      threadSizes[index[o] * T + t] += 1;  // this thread's own column: a plain add
+#pragma unroll
+      for (int j = 0; j < COORDS; ++j) threadSums[(j * numClusters + index[o]) * T + t] += object[o][j];
+    }
   }
 
   changed = block_sum(changed);
-  if (t == 0 && changed > 0) atomicAdd(deviceChanged, changed);
+  if (t == 0 && changed > 0) atomicAdd(it.changed, changed);
   __syncthreads();  // every thread's column is complete
 
   // Merge: warp w adds up entries w, w + numWarps, ... Its lanes read the entry's row (T
@@ -219,27 +285,20 @@ __global__ void __launch_bounds__(1024)
       double sum = 0.0;
       for (int i = lane; i < T; i += 32) sum += threadSums[e * T + i];
       for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-      if (lane == 0 && sum != 0.0) atomicAdd(&newClusters[e], sum);
+      if (lane == 0 && sum != 0.0) atomicAdd(&it.newClusters[e], sum);
     } else {
       const int k = e - clustersCount;
       unsigned int size = 0;
       for (int i = lane; i < T; i += 32) size += threadSizes[k * T + i];
       for (int offset = 16; offset > 0; offset /= 2) size += __shfl_down_sync(0xffffffffu, size, offset);
-      if (lane == 0 && size > 0) atomicAdd(&newClusterSize[k], size);
+      if (lane == 0 && size > 0) atomicAdd(&it.newClusterSize[k], size);
     }
   }
+  last_block_updates_centroids(COORDS, numClusters, deviceClusters, it);
 }
 
-__global__ void update_centroids(int numCoords, int numClusters, const double* newClusters,
-                                 const unsigned int* newClusterSize, double* deviceClusters) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= numCoords * numClusters) return;
-  const int clusterId = i % numClusters;
-  if (newClusterSize[clusterId] > 0) deviceClusters[i] = newClusters[i] / newClusterSize[clusterId];
-}
-
-using Kernel = void (*)(int, int, int, const double*, const double*, int*, unsigned int*, double*, unsigned int*);
-using PerThreadKernel = void (*)(int, int, const double*, const double*, int*, unsigned int*, double*, unsigned int*);
+using Kernel = void (*)(int, int, int, const double*, double*, int*, Iteration);
+using PerThreadKernel = void (*)(int, int, const double*, double*, int*, Iteration);
 
 // The kernels for this numCoords: per block, compiled for 1, 2, 3, 4, 8 and 16 coordinates
 // (generic otherwise); per thread, for 1 to 4 (with more, a thread's copy takes too much
@@ -296,30 +355,33 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   const std::size_t perBlockBytes = 2 * clustersCount * sizeof(double) + numClusters * sizeof(unsigned int);
   const std::size_t perThreadBytes =
       clustersCount * sizeof(double) +
-      static_cast<std::size_t>(numThreadsPerClusterBlock) * (clustersCount * sizeof(double) + numClusters * sizeof(unsigned int));
+      static_cast<std::size_t>(numThreadsPerClusterBlock) * (clustersCount * sizeof(double) + numClusters * sizeof(unsigned short));
+  int device = 0, numSMs = 0, blocksPerSM = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device));
   if (perBlockBytes + 1024 > static_cast<std::size_t>(optin))
     throw std::invalid_argument("all_gpu_privatized: the centroids and the private sums (" + std::to_string(perBlockBytes) +
                                 " bytes) do not fit in the shared memory of a block (at most " + std::to_string(optin) +
                                 " bytes on this GPU)");
   const PerThreadKernel perThread = per_thread_kernel(numCoords);
-  const bool usePerThread = perThread != nullptr && perThreadBytes + 1024 <= static_cast<std::size_t>(optin) / 2;
+  // The grid has at least one block per SM, so no thread sees more objects than this (16-bit sizes).
+  const bool sizesFit = static_cast<long long>(numObjs) <= 65535LL * numSMs * numThreadsPerClusterBlock;
+  const bool usePerThread =
+      perThread != nullptr && sizesFit && perThreadBytes + 1024 <= static_cast<std::size_t>(optin) / 2;
   const Kernel perBlock = per_block_kernel(numCoords);
   const std::size_t sharedBytes = usePerThread ? perThreadBytes : perBlockBytes;
   if (usePerThread) allow_shared(perThread, sharedBytes);
   else allow_shared(perBlock, sharedBytes);
 
   // Coarsening: as many blocks as can be resident at once, no more (and no more than needed).
-  int device = 0, numSMs = 0, blocksPerSM = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device));
   if (usePerThread)
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, perThread, numThreadsPerClusterBlock, sharedBytes));
   else
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, perBlock, numThreadsPerClusterBlock, sharedBytes));
+  const int objectsPerBlock = numThreadsPerClusterBlock * (usePerThread ? OBJECTS_PER_TRIP : 1);
   const int numClusterBlocks =
-      std::max(1, std::min(ceil_div(numObjs, numThreadsPerClusterBlock), numSMs * std::max(1, blocksPerSM)));
+      std::max(1, std::min(ceil_div(numObjs, objectsPerBlock), numSMs * std::max(1, blocksPerSM)));
   const int transposeBlocks = ceil_div(numObjs, numThreadsPerClusterBlock);
-  const int updateBlocks = ceil_div(numClusters * numCoords, numThreadsPerClusterBlock);
 
   std::vector<double> dimClusters(clustersCount);
   timeline.host([&] {
@@ -331,7 +393,8 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   workbook::DeviceBuffer<double> deviceClusters(clustersCount), newClusters(clustersCount);
   workbook::DeviceBuffer<unsigned int> newClusterSize(numClusters);
   workbook::DeviceBuffer<int> deviceMembership(numObjs);
-  workbook::DeviceBuffer<unsigned int> deviceChanged(1);
+  workbook::DeviceBuffer<unsigned int> counters(3);  // changed, changedOut, blocksDone
+  const Iteration it{newClusters.data(), newClusterSize.data(), counters.data(), counters.data() + 1, counters.data() + 2};
 
   timeline.to_device(deviceObjects.data(), objects, objectsCount * sizeof(double));
   timeline.to_device(deviceClusters.data(), dimClusters.data(), clustersCount * sizeof(double));
@@ -339,6 +402,10 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
     CUDA_CHECK_LAUNCH(transpose_objects<<<transposeBlocks, numThreadsPerClusterBlock, 0, stream>>>(
         numCoords, numObjs, deviceObjects.data(), dimObjects.data()));
     CUDA_CHECK(cudaMemsetAsync(deviceMembership.data(), 0xFF, numObjs * sizeof(int), stream));
+    // Zero once: from then on, the last block of each iteration zeroes them for the next.
+    CUDA_CHECK(cudaMemsetAsync(newClusters.data(), 0, clustersCount * sizeof(double), stream));
+    CUDA_CHECK(cudaMemsetAsync(newClusterSize.data(), 0, numClusters * sizeof(unsigned int), stream));
+    CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream));
   });
 
   int loops = 0;
@@ -346,22 +413,15 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   do {
     timeline.begin_iteration();
     timeline.kernels([&] {
-      CUDA_CHECK(cudaMemsetAsync(newClusters.data(), 0, clustersCount * sizeof(double), stream));
-      CUDA_CHECK(cudaMemsetAsync(newClusterSize.data(), 0, numClusters * sizeof(unsigned int), stream));
-      CUDA_CHECK(cudaMemsetAsync(deviceChanged.data(), 0, sizeof(unsigned int), stream));
       if (usePerThread)
         CUDA_CHECK_LAUNCH(perThread<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
-            numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(),
-            deviceChanged.data(), newClusters.data(), newClusterSize.data()));
+            numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(), it));
       else
         CUDA_CHECK_LAUNCH(perBlock<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
-            numCoords, numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(),
-            deviceChanged.data(), newClusters.data(), newClusterSize.data()));
-      CUDA_CHECK_LAUNCH(update_centroids<<<updateBlocks, numThreadsPerClusterBlock, 0, stream>>>(
-          numCoords, numClusters, newClusters.data(), newClusterSize.data(), deviceClusters.data()));
+            numCoords, numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(), it));
     });
     unsigned int changed = 0;
-    timeline.to_host(&changed, deviceChanged.data(), sizeof(unsigned int));
+    timeline.to_host(&changed, it.changedOut, sizeof(unsigned int));
     delta = static_cast<double>(changed) / numObjs;
     ++loops;
     timeline.end_iteration();

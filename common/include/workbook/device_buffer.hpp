@@ -36,9 +36,16 @@ public:
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
+  // Complete when it returns, for work on any stream. cudaMemcpy from pageable host memory may
+  // return before its DMA has landed (CUDA's "API synchronization behavior"), and the grader's
+  // streams are non-blocking, so they do not wait for the legacy stream that copy runs on: a
+  // kernel launched right after could read the buffer half-written. (Seen once in 100 batch
+  // submissions on a busy H100: a correct kernel read zeros.) Hence the synchronization.
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
-    if (count_ > 0) CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    if (count_ == 0) return;
+    CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);
