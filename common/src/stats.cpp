@@ -17,6 +17,27 @@ double median(std::vector<double> samples) {
   return (lower + upper) / 2;
 }
 
+MedianInterval median_interval(std::vector<double> samples, double confidence) {
+  if (samples.empty()) throw std::invalid_argument("median interval of no samples");
+  if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("median interval: confidence must be in (0, 1)");
+  std::sort(samples.begin(), samples.end());
+  const int n = static_cast<int>(samples.size());
+  // P(X = k) for X ~ Binomial(n, 1/2), through lgamma so that large n does not overflow.
+  const auto pmf = [n](int k) {
+    return std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) - n * std::log(2.0));
+  };
+  // [x_(j), x_(n+1-j)] (1-based) covers the median with probability 1 - 2 P(X <= j - 1).
+  MedianInterval r{samples.front(), samples.back(), 1.0 - 2 * std::pow(0.5, n)};
+  double tail = 0;  // P(X <= j - 1)
+  for (int j = 1; 2 * j <= n; ++j) {
+    tail += pmf(j - 1);
+    const double coverage = 1.0 - 2 * tail;
+    if (coverage < confidence) break;
+    r = {samples[j - 1], samples[n - j], coverage};
+  }
+  return r;
+}
+
 Summary summarize(const std::vector<double>& samples) {
   Summary s;
   if (samples.empty()) return s;

@@ -33,3 +33,29 @@ TEST_CASE("summary of identical samples has no variation; of one sample, cv 0", 
   CHECK(one.median == 2.0);
   CHECK(summarize({}).count == 0);
 }
+
+TEST_CASE("median interval: the order statistics of the binomial tables", "[stats]") {
+  std::vector<double> ten;
+  for (int i = 1; i <= 10; ++i) ten.push_back(i);  // x_(k) = k
+  const auto r10 = workbook::median_interval(ten);
+  CHECK(r10.low == 2);  // n = 10 at 95%: the 2nd smallest and the 2nd largest (coverage 97.9%)
+  CHECK(r10.high == 9);
+  CHECK(std::abs(r10.coverage - 0.9785) < 1e-3);
+
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);  // any order
+  const auto r100 = workbook::median_interval(hundred);
+  CHECK(r100.low == 40);  // n = 100 at 95%: x_(40) and x_(61)
+  CHECK(r100.high == 61);
+  CHECK(r100.coverage >= 0.95);
+
+  // Too few samples for 95%: the whole range, with its (lower) coverage said.
+  const auto r5 = workbook::median_interval({3.0, 1.0, 2.0, 5.0, 4.0});
+  CHECK(r5.low == 1);
+  CHECK(r5.high == 5);
+  CHECK(std::abs(r5.coverage - (1 - 2 / 32.0)) < 1e-12);
+  // A lower confidence narrows the interval.
+  CHECK(workbook::median_interval(hundred, 0.5).high - workbook::median_interval(hundred, 0.5).low < 61 - 40);
+  CHECK_THROWS(workbook::median_interval({}));
+  CHECK_THROWS(workbook::median_interval(ten, 1.5));
+}

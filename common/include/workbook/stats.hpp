@@ -19,4 +19,15 @@ struct Summary {
 double median(std::vector<double> samples);  // by value: sorts its own copy
 Summary summarize(const std::vector<double>& samples);
 
+// A distribution-free confidence interval for the median (order statistics: the number of
+// samples below the true median is Binomial(n, 1/2)). [low, high] are two of the samples, the
+// j-th smallest and the j-th largest, for the largest j whose coverage is still at least
+// `confidence`; with too few samples for that (fewer than 6 at 95%), the whole range. Timings
+// whose intervals overlap cannot be told apart: the leaderboard shows them as tied.
+struct MedianInterval {
+  double low = 0, high = 0;
+  double coverage = 0;  // the interval's exact coverage, >= confidence unless n is too small
+};
+MedianInterval median_interval(std::vector<double> samples, double confidence = 0.95);
+
 }  // namespace workbook
