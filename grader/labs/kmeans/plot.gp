@@ -47,7 +47,11 @@ if (strstrt(header, "size_mb") > 0) {
   set style fill solid 0.8 border -1
   set boxwidth 0.9
   set key top right
-  plot csv using 7:xtic(1) skip 1 lc rgb "#8C8C8C" title "whole iteration (transfers and host work too)", \
+  # Long names on two lines: "all_gpu_privatized per-block b512" -> "all_gpu_privatized\nper-block b512".
+  label(s) = strstrt(s, " ") > 0 ? s[1:strstrt(s, " ") - 1] . "\n" . s[strstrt(s, " ") + 1:] : s
+  set bmargin 4
+  set xtics font ",9"
+  plot csv using 7:xtic(label(strcol(1))) skip 1 lc rgb "#8C8C8C" title "whole iteration (transfers and host work too)", \
        ''  using 8 skip 1 lc rgb "#4C72B0" title "kernels", \
        ''  using ($0 + 0.17):($8 * 1.3):(sprintf("%.3f", $8)) skip 1 with labels notitle font ",9", \
        read_ms with lines dt 2 lw 2 lc rgb "#C44E52" title sprintf("reading the objects once at the copy bandwidth: %.3f ms", read_ms)
