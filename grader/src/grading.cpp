@@ -2,6 +2,11 @@
 
 #include "workbook/cuda_check.hpp"
 #include "workbook/random.hpp"
+#include "workbook/stats.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 #include <cstdlib>
 #include <iostream>
@@ -66,6 +71,33 @@ workbook::TimingOptions timing_options() {
   o.target_cv = c.number("timing.target_cv").value_or(o.target_cv);
   o.budget_s = c.number("timing.budget_s").value_or(o.budget_s);
   return o;
+}
+
+workbook::ContestOptions contest_options() {
+  const auto& c = config();
+  workbook::ContestOptions o;
+  o.warmup = static_cast<int>(c.number("timing.warmup").value_or(o.warmup));
+  o.calls = static_cast<int>(c.number("leaderboard.calls").value_or(o.calls));
+  if (const std::string calls = env("WORKBOOK_LEADERBOARD_CALLS"); !calls.empty()) o.calls = std::stoi(calls);
+  return o;
+}
+
+void record_leaderboard(const std::string& exercise, const std::string& entry, const workbook::ContestResult& r) {
+  nlohmann::json j = {{"exercise", exercise}, {"entry", entry}, {"seed", seed()}, {"samples", r.samples},
+                      {"invalid", r.invalid}};
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto& m : r.calls)
+    calls.push_back({{"event_ms", m.event_ms}, {"host_ms", m.host_ms}, {"cpu_ms", m.cpu_ms},
+                     {"threads", m.threads_after}, {"wrong", m.wrong}});
+  j["calls"] = calls;
+  if (const std::string out = env("WORKBOOK_LEADERBOARD_OUT"); !out.empty()) {
+    std::ofstream f(out, std::ios::app);
+    f << j.dump() << '\n' << std::flush;
+    if (!f) throw std::runtime_error("cannot append to " + out);
+  }
+  std::cout << "  [" << exercise << "/leaderboard] " << entry << ": ";
+  if (!r.valid()) std::cout << "INVALID - " << r.invalid << std::endl;
+  else std::cout << "median " << workbook::median(r.samples) << " ms of " << r.samples.size() << " calls" << std::endl;
 }
 
 void plan(const std::string& exercise, const std::string& kind, int cases) {

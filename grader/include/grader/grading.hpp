@@ -7,11 +7,15 @@
 //   WORKBOOK_SEED        the seed of every input (default: a fresh one, printed)
 //   WORKBOOK_RESULTS     JSON-lines file to append each case to (default: none)
 //   WORKBOOK_SOURCE_DIR  the student's sources, for static checks (default: compiled in)
+//   WORKBOOK_LEADERBOARD_OUT    leaderboard runs (hidden tests tagged [leaderboard]): JSON-lines
+//                               file each leaderboard case appends its timings to
+//   WORKBOOK_LEADERBOARD_CALLS  timed calls per leaderboard case (default [leaderboard] calls, 10)
 #pragma once
 
 #include "grader/catch.hpp"
 #include "grader/lab_config.hpp"
 #include "grader/results.hpp"
+#include "workbook/contest.hpp"
 #include "workbook/timer.hpp"
 
 #include <cstdint>
@@ -31,6 +35,12 @@ const grader::LabConfig& config();
 std::uint64_t seed();
 std::filesystem::path source_file(const std::string& name);  // a student's file, by name
 workbook::TimingOptions timing_options();                    // from [timing] in lab.toml
+workbook::ContestOptions contest_options();                  // leaderboard calls: see contest.hpp
+
+// Writes one leaderboard entry's timings ("self" for the code under test, or a tier's name such
+// as "Ref1" when the test times the course's reference programs too) to WORKBOOK_LEADERBOARD_OUT
+// and prints a summary line.
+void record_leaderboard(const std::string& exercise, const std::string& entry, const workbook::ContestResult& result);
 
 // Runs `body`, which sets the outcome, detail and metrics of the case it is given. An exception
 // from it becomes an Error case with the exception's text; a CUDA error that leaves the context

@@ -1,13 +1,15 @@
 // The grader's tests for matmul-tiled. The same file builds against labs/matmul-tiled (what a
 // student runs) and against solutions/matmul-tiled (what the project's own tests require to
-// pass). Tags: [naive] [tiled] x [correctness] [static] [performance].
+// pass). Tags: [naive] [tiled] x [correctness] [static] [performance] [leaderboard] (hidden).
 #include "grader/baseline_cache.hpp"
 #include "grader/grading.hpp"
 #include "grader/static_check.hpp"
+#include "leaderboard_kernels.hpp"
 #include "matmul.h"
 #include "reference.hpp"
 #include "sequential.hpp"
 #include "workbook/compare.hpp"
+#include "workbook/contest.hpp"
 #include "workbook/guarded_buffer.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stream.hpp"
@@ -308,3 +310,43 @@ TEST_CASE("tiled: speedup over the sequential baseline and over naive", "[tiled]
     }
   });
 }
+
+// The leaderboard (`grader leaderboard matmul-tiled`, docs/leaderboard-guide.md): hidden tests
+// ([.]), run only when asked for by tag. Every call, warm-up included, gets fresh inputs made on
+// the GPU from the run's seed and the call's number, and its output is checked against a double
+// precision product (contest.hpp has the other rules). The size is [leaderboard] size.
+namespace {
+
+Shape leaderboard_shape() {
+  const auto size = grading::config().int_list("leaderboard.size");
+  if (size.size() != 3) throw grader::ConfigError("leaderboard.size must be [M, N, K]");
+  return {size[0], size[1], size[2]};
+}
+
+void leaderboard_case(const std::string& exercise, const Launcher& launch) {
+  const Shape s = leaderboard_shape();
+  const std::size_t a = std::size_t(s.M) * s.K, b = std::size_t(s.K) * s.N, c = std::size_t(s.M) * s.N;
+  workbook::Stream stream;
+  DeviceBuffer<float> A(a), B(b), C(c);
+  DeviceBuffer<double> E(c), S(c);
+  const std::uint64_t seed = grading::seed();
+  const auto result = workbook::time_contest(
+      stream,
+      [&](int call) {
+        matmul_grading::fill_random(A.data(), a, seed, 2 * call, stream);
+        matmul_grading::fill_random(B.data(), b, seed, 2 * call + 1, stream);
+        C.poison(stream);
+        matmul_grading::expected_product(A.data(), B.data(), E.data(), S.data(), s.M, s.N, s.K, stream);
+      },
+      [&] { launch(A.data(), B.data(), C.data(), s.M, s.N, s.K, stream); },
+      [&](int) { return matmul_grading::check_product(C.data(), E.data(), S.data(), s.M, s.N, stream); },
+      grading::contest_options());
+  grading::record_leaderboard(exercise, "self", result);
+  INFO(result.invalid);
+  CHECK(result.valid());
+}
+
+}  // namespace
+
+TEST_CASE("naive: leaderboard timing", "[naive][leaderboard][.]") { leaderboard_case("naive", naive); }
+TEST_CASE("tiled: leaderboard timing (TILE_WIDTH 32)", "[tiled][leaderboard][.]") { leaderboard_case("tiled", tiled(32)); }

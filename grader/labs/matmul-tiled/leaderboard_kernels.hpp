@@ -1,0 +1,25 @@
+// The leaderboard's trusted GPU helpers for matmul-tiled (grader side, never the student's):
+// fresh inputs for every timed call, the expected product, and the check of the student's C.
+// On the GPU because the leaderboard's size (2048^3 by default) takes the CPU reference tens of
+// seconds per call, and every timed call gets new inputs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace matmul_grading {
+
+// p[i] = a uniform value in [-1, 1) from (seed, stream, i): the same seed and stream give the same values.
+void fill_random(float* p, std::size_t n, std::uint64_t seed, std::uint64_t stream, cudaStream_t s);
+
+// E = A x B and S = |A| x |B| (the scale of each element's rounding error), both in double.
+void expected_product(const float* A, const float* B, double* E, double* S, int M, int N, int K, cudaStream_t s);
+
+// "" when every C[i] is within 1e-4 * S[i] of E[i] (float accumulation over K terms stays far
+// inside that), else the count of wrong elements and the first one.
+std::string check_product(const float* C, const double* E, const double* S, int M, int N, cudaStream_t s);
+
+}  // namespace matmul_grading
