@@ -27,11 +27,11 @@
 #include "workbook/stream.hpp"
 #include "workbook/timer.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstddef>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
@@ -188,11 +188,14 @@ int main(int argc, char** argv) try {
   int n = 4096;
   std::string csv;
   bool profile_only = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
-    else if (std::strcmp(argv[i], "--profile") == 0) profile_only = true;
-    else n = std::stoi(argv[i]);
-  }
+  CLI::App app{"coalescing benchmark: every reference kernel's bandwidth as a share of the device-to-device copy, "
+               "each validated against the CPU, then timed"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
+  app.add_option("n", n, "Size of the first section's n x n matrices")->capture_default_str();
+  app.add_option("--csv", csv, "Also write the results to FILE, one line per kernel (for grader/plot.sh)")
+      ->type_name("FILE");
+  app.add_flag("--profile", profile_only, "Only one untimed call of each kernel, for Nsight Compute (ncu_table.py)");
+  CLI11_PARSE(app, argc, argv);
   if (profile_only) {
     profile(n);
     return 0;

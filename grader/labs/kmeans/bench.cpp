@@ -17,11 +17,11 @@
 #include "workbook/stream.hpp"
 #include "workbook/timer.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -40,21 +40,21 @@ int main(int argc, char** argv) try {
   double size_mb = 256;
   int coords = 2, clusters = 16, block = 256, runs = 3, loops = 10;
   std::string csv;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&] {
-      if (i + 1 >= argc) throw std::invalid_argument("missing value after " + a);
-      return std::string(argv[++i]);
-    };
-    if (a == "-s") size_mb = std::stod(value());
-    else if (a == "-n") coords = std::stoi(value());
-    else if (a == "-c") clusters = std::stoi(value());
-    else if (a == "-b") block = std::stoi(value());
-    else if (a == "--runs") runs = std::max(1, std::stoi(value()));
-    else if (a == "--csv") csv = value();
-    else throw std::invalid_argument("unknown option " + a + " (usage: kmeans-bench [-s MB] [-n COORDS] [-c CLUSTERS] "
-                                     "[-b BLOCK] [--runs N] [--csv FILE])");
-  }
+  CLI::App app{"kmeans benchmark: one iteration of each reference version, checked against the CPU reference, "
+               "beside the time to read the objects once"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
+  app.add_option("-s", size_mb, "Size of the objects in MiB: numObjs = MB * 2^20 / (COORDS * 8)")
+      ->type_name("MB")
+      ->capture_default_str();
+  app.add_option("-n", coords, "Coordinates per object")->type_name("COORDS")->capture_default_str();
+  app.add_option("-c", clusters, "Clusters")->type_name("CLUSTERS")->capture_default_str();
+  app.add_option("-b", block, "Threads per block")->type_name("BLOCK")->capture_default_str();
+  app.add_option("--runs", runs, "Timed runs of each version after the warm-up (the median is shown; at least 1)")
+      ->capture_default_str();
+  app.add_option("--csv", csv, "Also write the results to FILE, one line per version (for grader/plot.sh)")
+      ->type_name("FILE");
+  CLI11_PARSE(app, argc, argv);
+  runs = std::max(1, runs);
   const int numObjs = kmeans_grading::objects_for_size(size_mb, coords);
   const auto device = workbook::query_device(0);
   fmt::print("kmeans benchmark: one iteration on {} objects x {} coords ({} MiB of doubles), {} clusters, blocks of {}\n"

@@ -10,94 +10,145 @@
 #include "generator.hpp"
 #include "storm_file.hpp"
 
-#include <cctype>
+#include <CLI/CLI.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 namespace {
 
-long long integer(const std::string& text, const char* what) {
+// The checks of the command line's values. Their messages follow the option's or argument's
+// name in CLI11's error (e.g. "--energy: LO must not exceed HI, found '9:1'").
+long long integer(const std::string& text) {
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno != 0)
-    throw std::invalid_argument(std::string(what) + " must be an integer, found '" + text + "'");
+    throw std::invalid_argument("must be an integer, found '" + text + "'");
   return v;
 }
 
-void range(const std::string& text, const char* what, long long& lo, long long& hi) {
+void range(const std::string& text, long long& lo, long long& hi) {
   const auto colon = text.find(':');
-  if (colon == std::string::npos) throw std::invalid_argument(std::string(what) + " must be LO:HI, found '" + text + "'");
-  lo = integer(text.substr(0, colon), what);
-  hi = integer(text.substr(colon + 1), what);
-  if (lo > hi) throw std::invalid_argument(std::string(what) + ": LO must not exceed HI in '" + text + "'");
+  if (colon == std::string::npos) throw std::invalid_argument("must be LO:HI, found '" + text + "'");
+  try {
+    lo = integer(text.substr(0, colon));
+    hi = integer(text.substr(colon + 1));
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("LO and HI must be integers, found '" + text + "'");
+  }
+  if (lo > hi) throw std::invalid_argument("LO must not exceed HI, found '" + text + "'");
 }
 
-int usage(const char* argv0) {
-  std::fprintf(stderr,
-               "Usage: %s <layer_size> <particles_per_storm> <storms> <seed> [--prefix P] "
-               "[--positions LO:HI] [--energy LO:HI]\n",
-               argv0);
-  return 1;
+void positions_range(const std::string& text, long long& lo, long long& hi) {
+  range(text, lo, hi);
+  if (lo < -storm_io::MAX_ABS_POSITION || hi > storm_io::MAX_ABS_POSITION)
+    throw std::invalid_argument("must lie in [-1000000000, 1000000000], found '" + text + "'");
+}
+
+void energy_range(const std::string& text, long long& lo, long long& hi) {
+  range(text, lo, hi);
+  if (lo < -1000000 || hi > 1000000)
+    throw std::invalid_argument("must lie in [-1000000, 1000000], found '" + text + "'");
+}
+
+long long particles_per_storm(const std::string& text) {
+  const long long particles = integer(text);
+  if (particles < 0 || particles > (1 << 28))
+    throw std::invalid_argument("must be in [0, 268435456], found '" + text + "'");
+  return particles;
+}
+
+long long storm_count(const std::string& text) {
+  const long long storms = integer(text);
+  if (storms < 1 || storms > 10000) throw std::invalid_argument("must be in [1, 10000], found '" + text + "'");
+  return storms;
+}
+
+// A CLI11 validator from a check that throws: its message becomes CLI11's error.
+CLI::Validator checked(const char* name, std::function<void(const std::string&)> check) {
+  return CLI::Validator(
+      [check](std::string& text) -> std::string {
+        try {
+          check(text);
+          return {};
+        } catch (const std::exception& e) {
+          return e.what();
+        }
+      },
+      "", name);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::vector<std::string> args;
+  std::string layer_size, particles, storms, seed, positions, energy;
   std::string prefix = "storm";
+  CLI::App app{"particle-storm-gen: writes storm files for workloads of any size and prints the command line that "
+               "runs them"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
+  app.add_option("layer_size", layer_size, "Cells in the layer")
+      ->type_name("INT")
+      ->required()
+      ->check(checked("LAYER_SIZE", [](const std::string& t) { storm_io::parse_layer_size(t); }));
+  app.add_option("particles_per_storm", particles, "Particles in each storm, 0 to 268435456")
+      ->type_name("INT")
+      ->required()
+      ->check(checked("PARTICLES", [](const std::string& t) { particles_per_storm(t); }));
+  app.add_option("storms", storms, "Storm files to write, 1 to 10000")
+      ->type_name("INT")
+      ->required()
+      ->check(checked("STORMS", [](const std::string& t) { storm_count(t); }));
+  app.add_option("seed", seed, "Seed of the random storms (the same seed gives the same files)")
+      ->type_name("INT")
+      ->required()
+      ->check(checked("SEED", [](const std::string& t) { integer(t); }));
+  app.add_option("--prefix", prefix, "Write the files P-1.txt, P-2.txt, ...")->type_name("P")->capture_default_str();
+  auto* positions_opt =
+      app.add_option("--positions", positions, "Particle positions, both ends included, within +-1000000000")
+          ->type_name("LO:HI")
+          ->default_str("0:<layer_size - 1>")
+          ->check(checked("LO:HI", [](const std::string& t) {
+            long long lo = 0, hi = 0;
+            positions_range(t, lo, hi);
+          }));
+  auto* energy_opt = app.add_option("--energy", energy, "Energy values, both ends included, within +-1000000")
+                         ->type_name("LO:HI")
+                         ->default_str("1:1000")
+                         ->check(checked("LO:HI", [](const std::string& t) {
+                           long long lo = 0, hi = 0;
+                           energy_range(t, lo, hi);
+                         }));
+  CLI11_PARSE(app, argc, argv);
+
+  // The values were checked while parsing: these conversions cannot fail.
   storm_grading::StormShape shape;
-  bool positions_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if ((a == "--prefix" || a == "--positions" || a == "--energy") && i + 1 < argc) {
-      const std::string v = argv[++i];
-      long long lo = 0, hi = 0;
-      if (a == "--prefix") {
-        prefix = v;
-      } else if (a == "--positions") {
-        range(v, "--positions", lo, hi);
-        if (lo < -storm_io::MAX_ABS_POSITION || hi > storm_io::MAX_ABS_POSITION)
-          throw std::invalid_argument("--positions must lie in [-1000000000, 1000000000]");
-        shape.min_position = lo;
-        shape.max_position = hi;
-        positions_given = true;
-      } else {
-        range(v, "--energy", lo, hi);
-        if (lo < -1000000 || hi > 1000000) throw std::invalid_argument("--energy must lie in [-1000000, 1000000]");
-        shape.min_energy = static_cast<int>(lo);
-        shape.max_energy = static_cast<int>(hi);
-      }
-    } else if (a == "-h" || a == "--help") {
-      usage(argv[0]);
-      return 0;
-    } else if (!a.empty() && a[0] == '-' && a.size() > 1 && !std::isdigit(static_cast<unsigned char>(a[1]))) {
-      std::fprintf(stderr, "%s: unknown option '%s'\n", argv[0], a.c_str());
-      return usage(argv[0]);
-    } else {
-      args.push_back(a);
-    }
+  shape.layer_size = storm_io::parse_layer_size(layer_size);
+  shape.particles = static_cast<int>(particles_per_storm(particles));
+  shape.storms = static_cast<int>(storm_count(storms));
+  const long long seed_value = integer(seed);
+  long long lo = 0, hi = 0;
+  if (positions_opt->count() > 0) {
+    positions_range(positions, lo, hi);
+    shape.min_position = lo;
+    shape.max_position = hi;
+  } else {
+    shape.max_position = shape.layer_size - 1;
   }
-  if (args.size() != 4) return usage(argv[0]);
-  shape.layer_size = storm_io::parse_layer_size(args[0]);
-  const long long particles = integer(args[1], "the number of particles per storm");
-  const long long storms = integer(args[2], "the number of storms");
-  const long long seed = integer(args[3], "the seed");
-  if (particles < 0 || particles > (1 << 28)) throw std::invalid_argument("particles per storm must be in [0, 268435456]");
-  if (storms < 1 || storms > 10000) throw std::invalid_argument("storms must be in [1, 10000]");
-  shape.particles = static_cast<int>(particles);
-  shape.storms = static_cast<int>(storms);
-  if (!positions_given) shape.max_position = shape.layer_size - 1;
+  if (energy_opt->count() > 0) {
+    energy_range(energy, lo, hi);
+    shape.min_energy = static_cast<int>(lo);
+    shape.max_energy = static_cast<int>(hi);
+  }
 
   std::string command = "particle-storm " + std::to_string(shape.layer_size);
   for (int i = 0; i < shape.storms; ++i) {
     const std::string path = prefix + "-" + std::to_string(i + 1) + ".txt";
-    storm_io::write_storm_file(path, storm_grading::generate_storm(shape, static_cast<std::uint64_t>(seed), i));
+    storm_io::write_storm_file(path, storm_grading::generate_storm(shape, static_cast<std::uint64_t>(seed_value), i));
     command += " " + path;
   }
   std::printf("%s\n", command.c_str());
