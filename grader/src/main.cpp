@@ -4,12 +4,14 @@
 //   grader device                    what the GPU is (like the CUDA samples' deviceQuery)
 //   grader check <lab>               rebuild your code for <lab>, test it, report
 //   grader batch <lab> <dir> -o <out> grade a folder of submissions (instructors)
+//   grader leaderboard <lab> <dir> -o <out>   rank them by speed (contests)
 //
 // Exit status: 0 all passed; 1 some check failed; 2 the code does not compile; 3 the tests
 // crashed or timed out; 4 no GPU; 64 a usage error (unknown lab, bad option).
 #include "batch.hpp"
 #include "check.hpp"
 #include "labs.hpp"
+#include "leaderboard_run.hpp"
 
 #include "grader/lab_config.hpp"
 #include "workbook/device_query.hpp"
@@ -132,6 +134,33 @@ int main(int argc, char** argv) {
   bool no_sandbox = false;
   batch->add_flag("--no-sandbox", no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
 
+  grader::LeaderboardOptions lb_opts;
+  double lb_timeout = 0;
+  bool lb_no_sandbox = false;
+  auto* lb = app.add_subcommand("leaderboard", "Rank a folder of submissions by speed (grades them first)");
+  lb->add_option("lab", lb_opts.batch.lab, "The lab the submissions are for")->required();
+  lb->add_option("submissions", lb_opts.batch.submissions, "Folder of submissions, named by student id")
+      ->required()->check(CLI::ExistingDirectory);
+  lb->add_option("-o,--output", lb_opts.out, "Folder for the board (leaderboard.md/.csv/.json/.html) and the batch")
+      ->required();
+  lb->add_option("--exercise", lb_opts.exercise, "The exercise to time (default: [leaderboard] exercise in lab.toml)");
+  lb->add_option("--db", lb_opts.db, "SQLite history of every run (default: <output>/leaderboard.sqlite)");
+  lb->add_option("--rounds", lb_opts.rounds, "Rounds, each timing every entry in a fresh random order")
+      ->capture_default_str()->check(CLI::Range(1, 100));
+  lb->add_option("--calls", lb_opts.calls, "Timed calls per entry and round (default: [leaderboard] calls)")
+      ->check(CLI::Range(1, 10000));
+  lb->add_option("--config", lb_opts.batch.overrides, "Override file(s) laid over lab.toml")->check(CLI::ExistingFile);
+  auto* lb_seed = lb->add_option("--seed", seed, "Seed of the grading inputs (the timed inputs derive from it)");
+  lb->add_option("-j,--jobs", lb_opts.batch.jobs, "Submissions built at once (default: CPU count)");
+  lb->add_option("--timeout", lb_timeout, "Seconds per test run (default: lab.toml timeout_s)");
+  lb->add_flag("--no-sandbox", lb_no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
+
+  std::string check_exercise;
+  bool check_leaderboard = false;
+  check->add_flag("--leaderboard", check_leaderboard,
+                  "Time your code the leaderboard's way and show where it would place between the reference tiers");
+  check->add_option("--exercise", check_exercise, "With --leaderboard: the exercise (default: the leaderboard's)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -154,6 +183,15 @@ int main(int argc, char** argv) {
       batch_opts.sandbox = !no_sandbox;
       return grader::run_batch(paths, batch_opts);
     }
+    if (lb->parsed()) {
+      if (*lb_seed) lb_opts.batch.seed = seed;
+      if (lb_timeout > 0) lb_opts.batch.run_timeout_s = lb_timeout;
+      lb_opts.batch.out = lb_opts.out;
+      lb_opts.batch.sandbox = !lb_no_sandbox;
+      return grader::run_leaderboard(paths, lb_opts);
+    }
+    if (check->parsed() && check_leaderboard)
+      return grader::check_leaderboard(paths, check_opts.lab, check_exercise, check_opts.reference, check_opts.overrides);
     if (check->parsed()) {
       if (*seed_opt) check_opts.seed = seed;
       check_opts.build = !no_build;

@@ -1,0 +1,408 @@
+#include "leaderboard_run.hpp"
+
+#include "grader/forbidden_api.hpp"
+#include "grader/gradebook.hpp"
+#include "grader/leaderboard.hpp"
+#include "grader/leaderboard_db.hpp"
+#include "grader/process.hpp"
+#include "grader/report.hpp"
+#include "grader/sandbox.hpp"
+#include "grader/submission.hpp"
+#include "workbook/device_query.hpp"
+#include "workbook/random.hpp"
+#include "workbook/stats.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+
+namespace grader {
+namespace fs = std::filesystem;
+namespace lb = grader::leaderboard;
+
+namespace {
+
+std::string now_iso() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+// One contestant: a student's program, or the reference solution's (whose tiers it reports).
+struct Entry {
+  std::string name;
+  bool reference = false;
+  fs::path program, src, build;  // src and build: shown read-only in the sandbox
+  std::vector<double> samples;
+  std::string invalid;
+  std::map<std::string, std::vector<double>> tiers;  // the reference's: tier name -> samples
+};
+
+// The lines of one leaderboard run's output file, as written by grading::record_leaderboard.
+struct Recorded {
+  std::string entry, invalid;
+  std::vector<double> samples;
+};
+std::vector<Recorded> read_recorded(const fs::path& file, const std::string& exercise) {
+  std::vector<Recorded> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || j.value("exercise", "") != exercise) continue;  // a torn line, or another exercise
+    Recorded r;
+    r.entry = j.value("entry", "");
+    r.invalid = j.value("invalid", "");
+    if (j.contains("samples") && j["samples"].is_array())
+      for (const auto& v : j["samples"])
+        if (v.is_number()) r.samples.push_back(v.get<double>());
+    out.push_back(r);
+  }
+  return out;
+}
+
+lb::EntryTiming summarize_entry(const std::string& name, bool tier, const std::vector<double>& samples,
+                                const std::string& invalid, double target_cv) {
+  lb::EntryTiming t;
+  t.entry = name;
+  t.tier = tier;
+  t.samples = static_cast<int>(samples.size());
+  if (!invalid.empty() || samples.empty()) {
+    t.status = "invalid";
+    t.reason = invalid.empty() ? "no timed call completed" : invalid;
+    return t;
+  }
+  const auto s = workbook::summarize(samples);
+  const auto interval = workbook::median_interval(samples);
+  t.median_ms = s.median;
+  t.low_ms = interval.low;
+  t.high_ms = interval.high;
+  t.cv = s.cv;
+  t.status = s.cv > target_cv ? "flagged" : "valid";
+  if (t.status == "flagged")
+    t.reason = fmt::format("CV {:.1f}% over {} calls, above the {:.1f}% target even after re-runs", 100 * s.cv,
+                           samples.size(), 100 * target_cv);
+  return t;
+}
+
+}  // namespace
+
+std::string default_leaderboard_exercise(const LabConfig& config) {
+  if (const auto it = config.table()["leaderboard"]["exercise"].value<std::string>()) return *it;
+  if (config.exercises().empty()) throw ConfigError(config.name() + ": no exercises");
+  return config.exercises().back().name;
+}
+
+namespace {
+
+class Leaderboard {
+public:
+  Leaderboard(const Paths& paths, const LeaderboardOptions& o, LabConfig config)
+      : paths_(paths), o_(o), config_(std::move(config)) {}
+  int run();
+
+private:
+  // Runs one entry's leaderboard test once, in the sandbox; records its samples or why not.
+  void time_once(Entry& e, int round);
+  std::vector<std::string> base_folders() const { return {fs::absolute(paths_.source_root).string(), fs::absolute(paths_.build_root).string()}; }
+
+  const Paths& paths_;
+  const LeaderboardOptions& o_;
+  LabConfig config_;
+  std::string exercise_;
+  Sandbox sandbox_;
+  std::uint64_t seed_ = 0;
+  int calls_ = 10;
+  fs::path runs_dir_;
+};
+
+void Leaderboard::time_once(Entry& e, int round) {
+  if (!e.invalid.empty()) return;  // one broken rule is enough
+  const fs::path dir = runs_dir_ / e.name;
+  fs::create_directories(dir);
+  const fs::path out = dir / fmt::format("round-{}.jsonl", round);
+  fs::remove(out);
+  ProcessOptions p;
+  const std::vector<std::string> argv = {e.program.string(), "[leaderboard][" + exercise_ + "]"};
+  std::vector<fs::path> readable;
+  if (!e.src.empty()) readable = {e.src, e.build};
+  const std::vector<fs::path> hidden = {fs::absolute(o_.batch.submissions), fs::absolute(o_.out)};
+  std::vector<fs::path> base;
+  for (const auto& b : base_folders()) base.emplace_back(b);
+  p.argv = e.reference ? argv : sandbox_.wrap(argv, {dir}, hidden, readable, base);
+  p.clear_env = true;
+  std::string overrides;
+  for (const auto& path : o_.batch.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(path).string();
+  p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+               {"HOME", dir.string()},
+               {"TMPDIR", "/tmp"},
+               {"LANG", "C.UTF-8"},
+               {"WORKBOOK_SEED", std::to_string(seed_ + static_cast<std::uint64_t>(round))},
+               {"WORKBOOK_LEADERBOARD_OUT", out.string()},
+               {"WORKBOOK_LEADERBOARD_CALLS", std::to_string(calls_)},
+               {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
+               {"WORKBOOK_OVERRIDES", overrides}};
+  if (!e.src.empty()) p.set_env["WORKBOOK_SOURCE_DIR"] = e.src.string();
+  for (const char* keep : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
+    if (const char* v = std::getenv(keep)) p.set_env[keep] = v;
+  p.cwd = dir;
+  p.output_file = dir / fmt::format("round-{}.log", round);
+  p.timeout_s = o_.batch.run_timeout_s.value_or(config_.timeout_s());
+  p.limits.cpu_seconds = p.timeout_s;
+  p.limits.file_bytes = 64ull << 20;
+  p.limits.memory_bytes = o_.batch.memory_bytes;
+  p.limits.max_processes = o_.batch.max_processes;
+  p.limits.output_bytes = 1 << 20;
+  const auto r = run_process(p);
+  bool any = false;
+  for (const auto& rec : read_recorded(out, exercise_)) {
+    if (rec.entry == "self") {
+      any = true;
+      if (!rec.invalid.empty()) e.invalid = fmt::format("round {}: {}", round + 1, rec.invalid);
+      e.samples.insert(e.samples.end(), rec.samples.begin(), rec.samples.end());
+    } else if (e.reference && rec.invalid.empty()) {
+      auto& t = e.tiers[rec.entry];  // a course tier the reference's test timed beside itself
+      t.insert(t.end(), rec.samples.begin(), rec.samples.end());
+    }
+  }
+  if (e.invalid.empty() && (!any || !(r.exit_code == 0 || r.exit_code == 1) || r.signal != 0 || r.timed_out))
+    e.invalid = fmt::format("round {}: the leaderboard run {} (log: {})", round + 1,
+                            r.timed_out ? "timed out" : r.describe(), p.output_file->string());
+}
+
+int Leaderboard::run() {
+  exercise_ = o_.exercise.empty() ? default_leaderboard_exercise(config_) : o_.exercise;
+  if (!config_.exercise(exercise_)) throw ConfigError(config_.name() + " has no exercise " + exercise_);
+  calls_ = o_.calls > 0 ? o_.calls : static_cast<int>(config_.number("leaderboard.calls").value_or(10));
+  const double target_cv = config_.number("leaderboard.target_cv").value_or(0.02);
+  std::string why_no_gpu;
+  if (workbook::device_count(&why_no_gpu) == 0) {
+    std::cerr << "grader leaderboard: no CUDA GPU is usable here (" << why_no_gpu << "): nothing can be timed\n";
+    return 4;
+  }
+
+  // 1. Grade first: only a correct exercise may enter.
+  BatchOptions b = o_.batch;
+  b.out = o_.out / "batch";
+  std::cerr << "grading the submissions first (" << b.out.string() << ") ...\n";
+  if (const int status = run_batch(paths_, b); status != 0) return status;
+
+  sandbox_ = Sandbox::detect(o_.batch.sandbox);
+  const fs::path meta = b.out / "batch.json";
+  seed_ = nlohmann::json::parse(read_all(meta)).value("seed", std::uint64_t{0}) ^ 0x1eadb0a2dull;
+  runs_dir_ = fs::absolute(o_.out) / "runs";
+
+  // 2. The entries: the reference (tiers), then every student whose exercise is correct and clean.
+  std::vector<Entry> entries;
+  std::vector<lb::EntryTiming> refused;
+  {
+    Entry ref;
+    ref.name = "reference";
+    ref.reference = true;
+    ref.program = paths_.test_program(config_.name(), true);
+    entries.push_back(ref);
+  }
+  for (const auto& file : fs::directory_iterator(b.out / "students")) {
+    if (file.path().extension() != ".json") continue;
+    const StudentResult s = student_from_json(nlohmann::json::parse(read_all(file.path())));
+    lb::EntryTiming no;
+    no.entry = s.student;
+    no.status = "invalid";
+    std::vector<CaseResult> cases;
+    for (const auto& e : s.report.exercises)
+      for (const auto& k : e.kinds)
+        for (const auto& c : k.cases) cases.push_back(c);
+    const auto correct = exercises_to_time(config_, cases);
+    const auto ex = std::find_if(s.report.exercises.begin(), s.report.exercises.end(),
+                                 [&](const ExerciseReport& e) { return e.name == exercise_; });
+    // Forbidden APIs first: a submission calling cuBLAS may not even build (the tests do not
+    // link it), and "forbidden" is the reason to give, not "build failed".
+    std::string findings;
+    const fs::path src = fs::absolute(b.out) / "work" / s.student / "src";
+    for (const auto& name : config_.files())
+      if (fs::exists(src / name))
+        for (const auto& f : find_forbidden_apis(name, read_all(src / name)))
+          findings += (findings.empty() ? "" : "; ") + to_string(f);
+    if (!findings.empty()) {
+      no.reason = "forbidden: " + findings;
+    } else if (s.report.run.state == RunState::BuildFailed || s.report.run.state == RunState::NotGraded) {
+      no.reason = "not graded: " + s.status;
+    } else if (std::find(correct.begin(), correct.end(), exercise_) == correct.end() || ex == s.report.exercises.end()) {
+      no.reason = exercise_ + " is not correct on every grading case (" + s.status + ")";
+    } else {
+      Entry e;
+      e.name = s.student;
+      e.src = src;
+      e.build = fs::absolute(b.out) / "work" / s.student / "build";
+      e.program = e.build / "grade-submission";
+      entries.push_back(e);
+      continue;
+    }
+    refused.push_back(no);
+  }
+  std::cerr << fmt::format("leaderboard of {} / {}: {} entries, {} refused, {} rounds of {} calls\n", config_.name(),
+                           exercise_, entries.size() - 1, refused.size(), o_.rounds, calls_);
+
+  // 3. Rounds, each in a fresh random order: drift of the machine spreads over everyone.
+  std::mt19937_64 shuffle(seed_);
+  const std::string started = now_iso();
+  for (int round = 0; round < o_.rounds; ++round) {
+    std::vector<Entry*> order;
+    for (auto& e : entries) order.push_back(&e);
+    std::shuffle(order.begin(), order.end(), shuffle);
+    for (Entry* e : order) time_once(*e, round);
+    std::cerr << fmt::format("round {}/{} done\n", round + 1, o_.rounds);
+  }
+  // 4. An entry still too noisy gets two more rounds, then is flagged if it stays so.
+  int extra = o_.rounds;
+  for (auto& e : entries)
+    if (e.invalid.empty() && e.samples.size() > 1 && workbook::summarize(e.samples).cv > target_cv) {
+      std::cerr << "re-running " << e.name << " (CV above target)\n";
+      for (int k = 0; k < 2; ++k) time_once(e, extra + k);
+    }
+
+  // 5. The record and the board.
+  std::vector<lb::EntryTiming> timings = refused;
+  for (const auto& e : entries) {
+    if (e.reference) {
+      auto t = summarize_entry("reference", true, e.samples, e.invalid, target_cv);
+      timings.push_back(t);
+      for (const auto& [name, samples] : e.tiers) timings.push_back(summarize_entry(name, true, samples, "", target_cv));
+    } else {
+      timings.push_back(summarize_entry(e.name, false, e.samples, e.invalid, target_cv));
+    }
+  }
+  const auto device = workbook::query_device(0);
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  lb::RunInfo info;
+  info.lab = config_.name();
+  info.exercise = exercise_;
+  info.started_at = started;
+  info.gpu_name = device.name;
+  info.gpu_clock_mhz = device.sm_clock_khz / 1000;
+  info.driver = fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10);
+  info.host = host;
+  info.seed = seed_;
+  info.method = fmt::format("{} rounds in random order, {} warm-up and {} timed calls per entry and round; fresh "
+                            "inputs and a checked output every call; L2 flushed; CUDA events; median of all calls "
+                            "with a 95% order-statistics interval",
+                            o_.rounds, static_cast<int>(config_.number("timing.warmup").value_or(2)), calls_);
+  const fs::path db_file = o_.db.empty() ? o_.out / "leaderboard.sqlite" : o_.db;
+  lb::HistoryDb db(db_file);
+  db.add_run(info, timings);
+  const lb::Board board = db.board(config_.name(), exercise_);
+  fs::create_directories(o_.out);
+  write_file(o_.out / "leaderboard.md", lb::to_markdown(board));
+  write_file(o_.out / "leaderboard.csv", lb::to_csv(board));
+  write_file(o_.out / "leaderboard.json", lb::to_json(board).dump(2) + "\n");
+  write_file(o_.out / "leaderboard.html", lb::to_html(board));
+  std::cout << lb::to_markdown(board);
+  std::cerr << "board: " << (o_.out / "leaderboard.html").string() << " (and .md, .csv, .json); history: "
+            << db_file.string() << '\n';
+  return 0;
+}
+
+}  // namespace
+
+int run_leaderboard(const Paths& paths, const LeaderboardOptions& options) {
+  Leaderboard board(paths, options, load_lab(paths, options.batch.lab, options.batch.overrides));
+  return board.run();
+}
+
+int check_leaderboard(const Paths& paths, const std::string& lab, const std::string& exercise_name, bool reference,
+                      const std::vector<fs::path>& overrides) {
+  const LabConfig config = load_lab(paths, lab, overrides);
+  const std::string exercise = exercise_name.empty() ? default_leaderboard_exercise(config) : exercise_name;
+  std::string why;
+  if (workbook::device_count(&why) == 0) {
+    std::cerr << "no CUDA GPU is usable here: " << why << '\n';
+    return 4;
+  }
+  const fs::path dir = paths.run_dir(lab) / "leaderboard";
+  fs::create_directories(dir);
+  std::string overrides_env;
+  for (const auto& p : overrides) overrides_env += (overrides_env.empty() ? "" : ":") + fs::absolute(p).string();
+  const std::uint64_t seed = workbook::fresh_seed();
+  std::vector<lb::EntryTiming> rows;
+  // Yours, then the reference's (with its tiers), on the same inputs.
+  for (const bool ref : {reference, true}) {
+    if (ref && reference && !rows.empty()) break;  // checking the reference itself: once is enough
+    const fs::path out = dir / (ref ? "reference.jsonl" : "yours.jsonl");
+    fs::remove(out);
+    ProcessOptions p;
+    p.argv = {paths.test_program(lab, ref).string(), "[leaderboard][" + exercise + "]"};
+    p.set_env = {{"WORKBOOK_SEED", std::to_string(seed)},
+                 {"WORKBOOK_LEADERBOARD_OUT", out.string()},
+                 {"WORKBOOK_CONFIG", (paths.lab_dir(lab) / "lab.toml").string()},
+                 {"WORKBOOK_OVERRIDES", overrides_env},
+                 {"WORKBOOK_SOURCE_DIR", (ref ? paths.solution_dir(lab) : paths.lab_dir(lab)).string()}};
+    p.output_file = dir / (ref ? "reference.log" : "yours.log");
+    p.timeout_s = config.timeout_s();
+    std::cerr << "timing " << (ref ? "the reference solution" : "your code") << " (" << exercise << ") ...\n";
+    const auto r = run_process(p);
+    const auto recorded = read_recorded(out, exercise);
+    if (recorded.empty())
+      rows.push_back(summarize_entry(ref ? "reference" : "you", ref, {}, "the run " + r.describe() + " (log: " + p.output_file->string() + ")", 1.0));
+    for (const auto& rec : recorded) {
+      const std::string name = rec.entry == "self" ? (ref ? "reference" : "you") : rec.entry;
+      if (rec.entry != "self" && !ref) continue;
+      rows.push_back(summarize_entry(name, ref, rec.samples, rec.invalid, 1.0));
+    }
+  }
+  lb::Board board;
+  board.lab = lab;
+  board.exercise = exercise;
+  for (const auto& t : rows) {
+    lb::BoardRow row;
+    row.timing = t;
+    (t.status == "invalid" ? board.invalid : board.rows).push_back(row);
+  }
+  lb::rank_rows(board.rows);
+  std::cout << lb::to_markdown(board);
+  // Where "you" would land: between which tiers.
+  const auto you = std::find_if(board.rows.begin(), board.rows.end(), [](const lb::BoardRow& r) { return r.timing.entry == "you"; });
+  if (you != board.rows.end()) {
+    std::string faster, slower;
+    for (const auto& r : board.rows) {
+      if (!r.timing.tier) continue;
+      if (r.timing.median_ms < you->timing.median_ms) slower = r.timing.entry;  // the last tier faster than you
+      else if (faster.empty()) faster = r.timing.entry;                           // the first tier slower than you
+    }
+    std::cout << fmt::format("\nyour {} median: {:.3f} ms; {}\n", exercise, you->timing.median_ms,
+                             slower.empty() ? "faster than every tier" :
+                             faster.empty() ? "slower than every tier (" + slower + " is the slowest ahead of you)" :
+                                              "between " + slower + " (faster) and " + faster + " (slower)");
+  }
+  return board.invalid.empty() ? 0 : 1;
+}
+
+}  // namespace grader

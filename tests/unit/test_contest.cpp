@@ -1,0 +1,68 @@
+// The leaderboard's rules for one timed call (workbook::judge_call), on measured numbers: no GPU
+// needed. What each cheat looks like in them is described in common/include/workbook/contest.hpp.
+#include "grader/catch.hpp"
+#include "workbook/contest.hpp"
+
+using workbook::CallMeasure;
+using workbook::ContestOptions;
+using workbook::judge_call;
+
+namespace {
+// An honest 0.4 ms kernel: a little launch and wake-up time on the host, hardly any CPU.
+CallMeasure honest() {
+  CallMeasure m;
+  m.event_ms = 0.40;
+  m.host_ms = 0.45;
+  m.cpu_ms = 0.03;
+  m.threads_before = m.threads_after = 4;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("an honest call counts", "[contest]") {
+  CHECK(judge_call(honest(), {}).empty());
+  auto tiny = honest();  // a 5 microsecond kernel: launch costs dominate, still honest
+  tiny.event_ms = 0.005;
+  tiny.host_ms = 0.05;
+  CHECK(judge_call(tiny, {}).empty());
+}
+
+TEST_CASE("a wrong output never counts, whatever its time", "[contest]") {
+  auto m = honest();
+  m.wrong = "C[0][0]: expected 3, got 2";
+  CHECK(judge_call(m, {}) == "wrong result: C[0][0]: expected 3, got 2");
+}
+
+TEST_CASE("work on another stream: the device is busy long after the timed stream is done", "[contest]") {
+  auto m = honest();
+  m.event_ms = 0.004;  // the given stream saw only the return
+  m.host_ms = 0.41;    // the device-wide synchronize waited for the real work
+  const auto why = judge_call(m, {});
+  CHECK(why.find("another stream") != std::string::npos);
+}
+
+TEST_CASE("results computed on the host: CPU time during the call", "[contest]") {
+  auto m = honest();
+  m.host_ms = 900;
+  m.cpu_ms = 880;
+  const auto why = judge_call(m, {});
+  CHECK(why.find("computed on the host") != std::string::npos);
+}
+
+TEST_CASE("a thread started by the submission", "[contest]") {
+  auto m = honest();
+  m.threads_after = 5;
+  const auto why = judge_call(m, {});
+  CHECK(why.find("starts threads") != std::string::npos);
+  m.threads_before = 0;  // /proc unreadable: the rule cannot be applied, and is not
+  CHECK(judge_call(m, {}).empty());
+}
+
+TEST_CASE("the slack is an option", "[contest]") {
+  auto m = honest();
+  m.host_ms = 0.9;  // 0.5 ms of host time beyond the events
+  CHECK(judge_call(m, {}).empty() == false);
+  ContestOptions loose;
+  loose.host_slack_ms = 1.0;
+  CHECK(judge_call(m, loose).empty());
+}
