@@ -119,6 +119,17 @@ std::string default_leaderboard_exercise(const LabConfig& config) {
   return config.exercises().back().name;
 }
 
+// Builds the test programs (`cmake --build` of their targets); false, with the log named, on failure.
+bool build_programs(const Paths& paths, const std::vector<fs::path>& programs, const fs::path& log) {
+  ProcessOptions build;
+  build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target"};
+  for (const auto& p : programs) build.argv.push_back(p.filename().string());
+  build.output_file = log;
+  const auto r = run_process(build);
+  if (!r.ok()) std::cerr << "building " << programs.front().filename().string() << " failed: see " << log.string() << '\n';
+  return r.ok();
+}
+
 namespace {
 
 class Leaderboard {
@@ -226,6 +237,7 @@ int Leaderboard::run() {
     ref.name = "reference";
     ref.reference = true;
     ref.program = paths_.test_program(config_.name(), true);
+    build_programs(paths_, {ref.program}, o_.out / "reference-build.log");  // a failure shows as its row
     entries.push_back(ref);
   }
   for (const auto& file : fs::directory_iterator(b.out / "students")) {
@@ -339,7 +351,7 @@ int run_leaderboard(const Paths& paths, const LeaderboardOptions& options) {
 }
 
 int check_leaderboard(const Paths& paths, const std::string& lab, const std::string& exercise_name, bool reference,
-                      const std::vector<fs::path>& overrides) {
+                      const std::vector<fs::path>& overrides, bool build) {
   const LabConfig config = load_lab(paths, lab, overrides);
   const std::string exercise = exercise_name.empty() ? default_leaderboard_exercise(config) : exercise_name;
   std::string why;
@@ -349,6 +361,10 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
   }
   const fs::path dir = paths.run_dir(lab) / "leaderboard";
   fs::create_directories(dir);
+  if (build) {
+    std::cerr << "building " << lab << " ...\n";
+    if (!build_programs(paths, {paths.test_program(lab, reference), paths.test_program(lab, true)}, dir / "build.log")) return 2;
+  }
   std::string overrides_env;
   for (const auto& p : overrides) overrides_env += (overrides_env.empty() ? "" : ":") + fs::absolute(p).string();
   const std::uint64_t seed = workbook::fresh_seed();

@@ -34,7 +34,7 @@ int run_leaderboard(const Paths& paths, const LeaderboardOptions& options);
 
 // `grader check <lab> --leaderboard`: the student's leaderboard time beside the reference tiers'.
 int check_leaderboard(const Paths& paths, const std::string& lab, const std::string& exercise, bool reference,
-                      const std::vector<std::filesystem::path>& overrides);
+                      const std::vector<std::filesystem::path>& overrides, bool build = true);
 
 // The exercise a leaderboard times when none is named.
 std::string default_leaderboard_exercise(const LabConfig& config);

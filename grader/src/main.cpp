@@ -191,7 +191,8 @@ int main(int argc, char** argv) {
       return grader::run_leaderboard(paths, lb_opts);
     }
     if (check->parsed() && check_leaderboard)
-      return grader::check_leaderboard(paths, check_opts.lab, check_exercise, check_opts.reference, check_opts.overrides);
+      return grader::check_leaderboard(paths, check_opts.lab, check_exercise, check_opts.reference, check_opts.overrides,
+                                       !no_build);
     if (check->parsed()) {
       if (*seed_opt) check_opts.seed = seed;
       check_opts.build = !no_build;
