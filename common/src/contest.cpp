@@ -17,6 +17,7 @@ std::string judge_call(const CallMeasure& m, const ContestOptions& o) {
     return fmt::format("the process has {} threads, {} when timing began: the submission starts threads "
                        "(work outside the timed call)",
                        m.threads_after, m.threads_before);
+  if (o.host_timed) return "";
   if (m.cpu_ms > m.host_ms * o.cpu_ratio + o.cpu_slack_ms)
     return fmt::format("{:.3f} ms of CPU time in a {:.3f} ms call: results computed on the host", m.cpu_ms,
                        m.host_ms);
@@ -79,7 +80,7 @@ ContestResult time_contest(cudaStream_t stream, const std::function<void(int)>& 
       const std::string why = judge_call(m, o);
       if (!why.empty() && result.invalid.empty())
         result.invalid = fmt::format("{} call {}: {}", i < o.warmup ? "warm-up" : "timed", i < o.warmup ? i + 1 : i - o.warmup + 1, why);
-      if (i >= o.warmup) result.samples.push_back(m.event_ms);
+      if (i >= o.warmup) result.samples.push_back(o.host_timed ? m.host_ms : m.event_ms);
       result.calls.push_back(m);
     }
   } catch (...) {

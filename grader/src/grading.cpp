@@ -82,6 +82,8 @@ workbook::ContestOptions contest_options() {
   return o;
 }
 
+bool leaderboard_tiers() { return !env("WORKBOOK_LEADERBOARD_TIERS").empty(); }
+
 void record_leaderboard(const std::string& exercise, const std::string& entry, const workbook::ContestResult& r) {
   nlohmann::json j = {{"exercise", exercise}, {"entry", entry}, {"seed", seed()}, {"samples", r.samples},
                       {"invalid", r.invalid}};

@@ -180,6 +180,7 @@ void Leaderboard::time_once(Entry& e, int round) {
                {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
                {"WORKBOOK_OVERRIDES", overrides}};
   if (!e.src.empty()) p.set_env["WORKBOOK_SOURCE_DIR"] = e.src.string();
+  if (e.reference) p.set_env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
   for (const char* keep : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
     if (const char* v = std::getenv(keep)) p.set_env[keep] = v;
   p.cwd = dir;
@@ -381,6 +382,7 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
                  {"WORKBOOK_CONFIG", (paths.lab_dir(lab) / "lab.toml").string()},
                  {"WORKBOOK_OVERRIDES", overrides_env},
                  {"WORKBOOK_SOURCE_DIR", (ref ? paths.solution_dir(lab) : paths.lab_dir(lab)).string()}};
+    if (ref) p.set_env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
     p.output_file = dir / (ref ? "reference.log" : "yours.log");
     p.timeout_s = config.timeout_s();
     std::cerr << "timing " << (ref ? "the reference solution" : "your code") << " (" << exercise << ") ...\n";

@@ -66,3 +66,15 @@ TEST_CASE("the slack is an option", "[contest]") {
   loose.host_slack_ms = 1.0;
   CHECK(judge_call(m, loose).empty());
 }
+
+TEST_CASE("a whole program is timed on the host: only the output and thread rules apply", "[contest]") {
+  ContestOptions program;
+  program.host_timed = true;
+  auto m = honest();
+  m.event_ms = 0;    // it launched nothing on the given stream
+  m.host_ms = 2.0;   // allocations, copies, kernels on its own streams
+  m.cpu_ms = 1.9;    // host work of its own
+  CHECK(judge_call(m, program).empty());
+  m.threads_after = 6;
+  CHECK(judge_call(m, program).find("starts threads") != std::string::npos);
+}

@@ -29,6 +29,10 @@ struct ContestOptions {
   double host_slack_ratio = 0.25;  // ... this fraction of the event time (launch and wake-up costs)
   double cpu_slack_ms = 2.0;     // CPU time may exceed ...
   double cpu_ratio = 0.5;        // ... this fraction of the host time by this much
+  // Whole programs (host in, host out, allocating and copying as they like): the sample is the
+  // host time, which sees every stream and the host's own work; only the output and thread rules
+  // apply (a lab checks what such a program copies with its own tests).
+  bool host_timed = false;
 };
 
 // What one call measured.
@@ -44,7 +48,7 @@ struct CallMeasure {
 std::string judge_call(const CallMeasure& m, const ContestOptions& options);
 
 struct ContestResult {
-  std::vector<double> samples;  // event_ms of each timed call, in order
+  std::vector<double> samples;  // event_ms (host_ms when host_timed) of each timed call, in order
   std::vector<CallMeasure> calls;
   std::string invalid;          // the first broken rule, with the call it happened in; "" if none
   bool valid() const { return invalid.empty(); }

@@ -10,6 +10,8 @@
 //   WORKBOOK_LEADERBOARD_OUT    leaderboard runs (hidden tests tagged [leaderboard]): JSON-lines
 //                               file each leaderboard case appends its timings to
 //   WORKBOOK_LEADERBOARD_CALLS  timed calls per leaderboard case (default [leaderboard] calls, 10)
+//   WORKBOOK_LEADERBOARD_TIERS  set: also time the course's reference tiers (Ref1, Ref2) where a
+//                               lab has them (the grader sets it for the reference solution's run)
 #pragma once
 
 #include "grader/catch.hpp"
@@ -36,6 +38,7 @@ std::uint64_t seed();
 std::filesystem::path source_file(const std::string& name);  // a student's file, by name
 workbook::TimingOptions timing_options();                    // from [timing] in lab.toml
 workbook::ContestOptions contest_options();                  // leaderboard calls: see contest.hpp
+bool leaderboard_tiers();                                    // WORKBOOK_LEADERBOARD_TIERS is set
 
 // Writes one leaderboard entry's timings ("self" for the code under test, or a tier's name such
 // as "Ref1" when the test times the course's reference programs too) to WORKBOOK_LEADERBOARD_OUT

@@ -16,6 +16,7 @@
 #include "storm_file.hpp"
 #include "tiers.cuh"
 #include "transfers.hpp"
+#include "workbook/contest.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device_buffer.hpp"
 #include "workbook/guarded_buffer.hpp"
@@ -898,4 +899,52 @@ TEST_CASE("resident: the whole program against the sequential one and the tiers"
              [](CaseResult& r) { reference_tier(program_times().ref1, "min_speedup_ref1", r); });
   GRADE_CASE("resident", "tiers", "Ref2: optimised reference",
              [](CaseResult& r) { reference_tier(program_times().ref2, "min_speedup_ref2", r); });
+}
+
+// The leaderboard (`grader leaderboard particle-storm`, docs/leaderboard-guide.md): the course's
+// contest, the whole program on the [performance] workload, host in to host out, wall time
+// (contest.hpp, host_timed). Hidden ([.]): run only when asked for by tag. Your program and the
+// tiers Ref1 and Ref2 each get the same fresh storms for call i, and every result is checked.
+namespace {
+
+void leaderboard_program(const std::string& entry, const std::function<std::vector<Result>(int, const std::vector<Storm>&)>& program) {
+  const PerfWorkload w = perf_workload();
+  struct Call {
+    std::vector<Storm> storms;
+    std::vector<Result> expected;
+    std::vector<sg::RefLayer> layers;
+  };
+  static std::map<int, Call> calls;  // shared by the three entries: the same inputs for call i
+  workbook::Stream stream;           // the programs make their own; the contest's rules need one
+  workbook::ContestOptions options = grading::contest_options();
+  options.host_timed = true;
+  std::vector<Result> got;
+  int current = 0;
+  const auto result = workbook::time_contest(
+      stream,
+      [&](int i) {
+        current = i;
+        if (!calls.count(i)) {
+          Call c;
+          c.storms = sg::generate_storms(w.shape(), input_seed(10, i, 0));
+          c.expected = sg::ref_simulate(w.layer_size, c.storms, &c.layers);
+          calls[i] = std::move(c);
+        }
+        got.clear();
+      },
+      [&] { got = program(w.layer_size, calls.at(current).storms); },
+      [&](int i) { return wrong_results(calls.at(i).expected, calls.at(i).layers, got); }, options);
+  grading::record_leaderboard("resident", entry, result);
+  INFO(entry << ": " << result.invalid);
+  CHECK(result.valid());
+}
+
+}  // namespace
+
+TEST_CASE("resident: leaderboard timing of the whole program, with the tiers", "[resident][leaderboard][.]") {
+  leaderboard_program("self", simulate_with_yours);
+  if (grading::leaderboard_tiers()) {  // the reference's run times the tiers; a student's does not
+    leaderboard_program("Ref1", storm_tiers::ref1_program);
+    leaderboard_program("Ref2", storm_tiers::ref2_program);
+  }
 }
