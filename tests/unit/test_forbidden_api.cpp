@@ -141,8 +141,14 @@ TEST_CASE("what the compiler joins or hides is seen too", "[forbidden]") {
   only_finding("const int n = 1'000'000; cublasSgemm(h); const int m = 2'0;\n", 1, "cublasSgemm");
   CHECK(clean("const char c = 'a'; const char16_t d = u'b'; const auto e = u8'c'; int n = 1'024;\n"));
   // Raw strings and includes through a macro would hide code or headers: refused outright.
-  // R"(")" ends where the compiler says, but a plain string would run on and hide the call.
-  only_finding("int a;\nconst char* s = R\"(\")\"; cublasSgemm(h); // \"\n", 2, "R\"...\"");
+  // R"(")" ends where the compiler says (and strip_comments_and_strings knows it): the raw string
+  // is refused, and the call after it is seen.
+  const auto raw = find_forbidden_apis("x.cu", "int a;\nconst char* s = R\"(\")\"; cublasSgemm(h); // \"\n");
+  INFO(listing(raw));
+  REQUIRE(raw.size() == 2);
+  CHECK(raw[0].line == 2);
+  CHECK(raw[0].what == "R\"...\"");
+  CHECK(raw[1].what == "cublasSgemm");
   only_finding("%:include <cublas_v2.h>\n", 1, "#include <cublas_v2.h>");  // the digraph of #
   only_finding("#define CAT(a, b) a##b\nint x;\n", 1, "##");
   CHECK(clean("#define STR(x) #x\n#  define ONE 1\n"));

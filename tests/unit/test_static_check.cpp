@@ -56,3 +56,19 @@ TEST_CASE("matmul-tiled: the reference's tiledKernel uses shared memory, the sta
   CHECK_FALSE(starter.empty());
   CHECK_FALSE(code_uses(starter, "__shared__"));  // only mentioned in its TODO comments
 }
+
+TEST_CASE("read as the compiler reads it: digit separators, raw strings, spliced comments", "[static]") {
+  // A digit separator is not a quote: the rest of the line is still code.
+  CHECK(code_uses("const int N = 1'000'000; __shared__ float Mds[16];", "__shared__"));
+  CHECK(code_uses("unsigned m = 0xFF'FF; __shared__ int x;", "__shared__"));
+  CHECK_FALSE(code_uses("char c = 'a'; // __shared__", "__shared__"));
+  // A raw string ends only at its own delimiter, quotes inside or not.
+  CHECK_FALSE(code_uses("auto s = R\"x(\" __shared__ )\" )x\"; int y;", "__shared__"));
+  CHECK(code_uses("auto s = R\"(text)\"; __shared__ int z;", "__shared__"));
+  // A // comment ending in a backslash goes on to the next line: that line is comment too.
+  const std::string spliced = "int a; // note \\\n__shared__ float Mds[16];\nint b;\n";
+  CHECK_FALSE(code_uses(spliced, "__shared__"));
+  const std::string code = strip_comments_and_strings(spliced);
+  CHECK(std::count(code.begin(), code.end(), '\n') == 3);  // lines keep their numbers
+  CHECK(code.find("int b;") != std::string::npos);
+}
