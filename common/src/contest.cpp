@@ -50,46 +50,36 @@ ContestResult time_contest(cudaStream_t stream, const std::function<void(int)>& 
                            const ContestOptions& o) {
   using clock = std::chrono::steady_clock;
   L2Flusher flusher;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
+  EventPair events;
   ContestResult result;
   int threads_at_start = 0;
-  try {
-    for (int i = 0; i < o.warmup + o.calls; ++i) {
-      prepare(i);
-      if (o.flush_l2) flusher.flush(stream);
-      // Nothing of the submission's may still run when the timer starts (and the inputs are in).
-      CUDA_CHECK(cudaDeviceSynchronize());
-      if (i == 0) threads_at_start = thread_count();
-      CallMeasure m;
-      m.threads_before = threads_at_start;
-      const double cpu0 = process_cpu_ms();
-      const auto t0 = clock::now();
-      CUDA_CHECK(cudaEventRecord(start, stream));
-      launch();
-      CUDA_CHECK(cudaEventRecord(stop, stream));
-      CUDA_CHECK(cudaDeviceSynchronize());  // every stream: work elsewhere is waited for, and seen
-      m.host_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-      m.cpu_ms = process_cpu_ms() - cpu0;
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      m.event_ms = ms;
-      m.threads_after = thread_count();
-      m.wrong = check(i);
-      const std::string why = judge_call(m, o);
-      if (!why.empty() && result.invalid.empty())
-        result.invalid = fmt::format("{} call {}: {}", i < o.warmup ? "warm-up" : "timed", i < o.warmup ? i + 1 : i - o.warmup + 1, why);
-      if (i >= o.warmup) result.samples.push_back(o.host_timed ? m.host_ms : m.event_ms);
-      result.calls.push_back(m);
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
+  for (int i = 0; i < o.warmup + o.calls; ++i) {
+    prepare(i);
+    if (o.flush_l2) flusher.flush(stream);
+    // Nothing of the submission's may still run when the timer starts (and the inputs are in).
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (i == 0) threads_at_start = thread_count();
+    CallMeasure m;
+    m.threads_before = threads_at_start;
+    const double cpu0 = process_cpu_ms();
+    const auto t0 = clock::now();
+    CUDA_CHECK(cudaEventRecord(events.start, stream));
+    launch();
+    CUDA_CHECK(cudaEventRecord(events.stop, stream));
+    CUDA_CHECK(cudaDeviceSynchronize());  // every stream: work elsewhere is waited for, and seen
+    m.host_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    m.cpu_ms = process_cpu_ms() - cpu0;
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    m.event_ms = ms;
+    m.threads_after = thread_count();
+    m.wrong = check(i);
+    const std::string why = judge_call(m, o);
+    if (!why.empty() && result.invalid.empty())
+      result.invalid = fmt::format("{} call {}: {}", i < o.warmup ? "warm-up" : "timed", i < o.warmup ? i + 1 : i - o.warmup + 1, why);
+    if (i >= o.warmup) result.samples.push_back(o.host_timed ? m.host_ms : m.event_ms);
+    result.calls.push_back(m);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   return result;
 }
 

@@ -10,22 +10,16 @@ int l2_bytes() {
   return bytes;
 }
 
-// An event pair that destroys itself.
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~EventPair() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-};
-
 }  // namespace
+
+EventPair::EventPair() {
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+}
+EventPair::~EventPair() {
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
 
 L2Flusher::L2Flusher() : buffer_(2 * static_cast<std::size_t>(l2_bytes())) {}
 

@@ -1,4 +1,5 @@
 #include "grader/baseline_cache.hpp"
+#include "grader/files.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -72,12 +73,6 @@ void save(const fs::path& file, const nlohmann::json& j) {
   fs::rename(tmp, file);
 }
 
-std::string now_iso() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include "grader/baseline_cache.hpp"
 #include "grader/build_log.hpp"
+#include "grader/files.hpp"
 #include "grader/gradebook.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
@@ -14,19 +15,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <ctime>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace grader {
@@ -36,32 +33,6 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 void on_signal(int) { g_interrupted = true; }
-
-std::string now_iso() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-// Writes through a temporary file and a rename: a reader (or a crash) never sees half a file.
-void write_atomically(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
-}
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string format_duration(double s) {
   if (s < 90) return fmt::format("{:.0f} s", s);
@@ -242,7 +213,7 @@ StudentResult Batch::grade(const Submission& s) {
     built = run_process(compile);
     if (g_interrupted) throw std::runtime_error("interrupted");
     if (!built.ok()) {
-      const std::string errors = compiler_errors(read_all(dir / "compile.log"), src);
+      const std::string errors = compiler_errors(read_file(dir / "compile.log"), src);
       return finish("build failed", errors, {RunState::BuildFailed, errors});
     }
   } else if (!g_interrupted) {
@@ -285,35 +256,29 @@ Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::
   const fs::path dir = work_ / s.student;
   const fs::path run = dir / "run";
   const bool timed = exclusive;
-  ProcessOptions p;
   // Inside the sandbox, the submissions and the results are hidden; this submission's own
   // sources and program are shown read-only, its scratch folder read-write.
-  std::vector<fs::path> readable = {dir / "src", dir / "build"};
-  for (const auto& path : o_.overrides) readable.push_back(fs::absolute(path));
-  p.argv = sandbox_.wrap({program.string(), filter}, {run}, {fs::absolute(o_.submissions), fs::absolute(o_.out)},
-                         readable, base_folders());
-  p.clear_env = true;
-  p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
-               {"HOME", run.string()},
-               {"TMPDIR", "/tmp"},
-               {"LANG", "C.UTF-8"},
-               {"WORKBOOK_SEED", std::to_string(seed_)},
-               {"WORKBOOK_RESULTS", (run / "results.jsonl").string()},
-               {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
-               {"WORKBOOK_SOURCE_DIR", (dir / "src").string()},
-               {"WORKBOOK_CACHE_DIR", cache_dir().string()}};
-  p.set_env["WORKBOOK_OVERRIDES"] = overrides_env();
-  for (const char* keep : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_TF32_OVERRIDE"})
-    if (const char* v = std::getenv(keep)) p.set_env[keep] = v;
-  p.cwd = run;
-  p.output_file = run / (timed ? "timed.log" : "checks.log");
-  p.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
+  SandboxedRun sr;
+  sr.argv = {program.string(), filter};
+  sr.run_dir = run;
+  sr.readable = {dir / "src", dir / "build"};
+  for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
+  sr.hidden = {fs::absolute(o_.submissions), fs::absolute(o_.out)};
+  sr.base = base_folders();
+  sr.env = {{"WORKBOOK_SEED", std::to_string(seed_)},
+           {"WORKBOOK_RESULTS", (run / "results.jsonl").string()},
+           {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
+           {"WORKBOOK_SOURCE_DIR", (dir / "src").string()},
+           {"WORKBOOK_CACHE_DIR", cache_dir().string()},
+           {"WORKBOOK_OVERRIDES", overrides_env()}};
+  sr.log = run / (timed ? "timed.log" : "checks.log");
+  sr.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
+  sr.limits.file_bytes = 256ull << 20;
+  sr.limits.memory_bytes = o_.memory_bytes;
+  sr.limits.max_processes = o_.max_processes;
+  sr.limits.output_bytes = 4 << 20;
+  ProcessOptions p = sandboxed_process(sandbox_, sr);
   p.cancel = &g_interrupted;
-  p.limits.cpu_seconds = p.timeout_s;
-  p.limits.file_bytes = 256ull << 20;
-  p.limits.memory_bytes = o_.memory_bytes;
-  p.limits.max_processes = o_.max_processes;
-  p.limits.output_bytes = 4 << 20;
 
   Phase phase;
   if (exclusive) gate_.lock(); else gate_.lock_shared();
@@ -357,14 +322,14 @@ int Batch::run() {
   using clock = std::chrono::steady_clock;
   started_ = clock::now();
   if (fs::exists(paths_.build_root / "batch" / "unsupported.txt"))
-    throw std::runtime_error("this build cannot grade batches: " + read_all(paths_.build_root / "batch" / "unsupported.txt"));
+    throw std::runtime_error("this build cannot grade batches: " + read_file(paths_.build_root / "batch" / "unsupported.txt"));
   if (!fs::exists(paths_.build_root / "batch" / "WorkbookExports.cmake"))
     throw std::runtime_error("this build has no batch support files (" + (paths_.build_root / "batch").string() +
                              "): reconfigure it with CMake");
 
   {
     // set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;...") in the build's batch settings
-    const std::string settings = read_all(paths_.build_root / "batch" / "WorkbookBatchSettings.cmake");
+    const std::string settings = read_file(paths_.build_root / "batch" / "WorkbookBatchSettings.cmake");
     const auto at = settings.find("set(CMAKE_CUDA_ARCHITECTURES \"");
     if (at != std::string::npos) {
       const auto start = at + std::string("set(CMAKE_CUDA_ARCHITECTURES \"").size();
@@ -383,7 +348,7 @@ int Batch::run() {
   // run keeps the seed it started with.
   const fs::path meta = o_.out / "batch.json";
   nlohmann::json previous = nlohmann::json::object();
-  if (fs::exists(meta)) previous = nlohmann::json::parse(read_all(meta), nullptr, false);
+  if (fs::exists(meta)) previous = nlohmann::json::parse(read_file(meta), nullptr, false);
   const bool has_previous = previous.is_object() && previous.contains("seed");
   if (o_.seed) seed_ = *o_.seed;
   else if (has_previous) seed_ = previous["seed"].get<std::uint64_t>();
@@ -411,11 +376,8 @@ int Batch::run() {
       try {
         // Kept, but scored again with today's configuration (a changed point value or
         // threshold applies to everyone, not only to those graded after the change).
-        StudentResult kept = student_from_json(nlohmann::json::parse(read_all(saved)));
-        std::vector<CaseResult> cases;
-        for (const auto& e : kept.report.exercises)
-          for (const auto& k : e.kinds)
-            for (const auto& c : k.cases) cases.push_back(c);  // "not run" ones too: they count
+        StudentResult kept = student_from_json(nlohmann::json::parse(read_file(saved)));
+        const std::vector<CaseResult> cases = all_cases(kept.report);  // "not run" ones too: they count
         if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
             kept.report.run.state == RunState::TimedOut) {
           const std::string device = kept.report.device;

@@ -1,6 +1,7 @@
 #include "check.hpp"
 
 #include "grader/build_log.hpp"
+#include "grader/files.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/results.hpp"
@@ -18,13 +19,6 @@ namespace grader {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string device_line() {
   const auto d = workbook::query_device(0);
@@ -98,7 +92,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
     build.output_file = run_dir / "build.log";
     const auto result = run_process(build);
     if (!result.ok()) {
-      const std::string log = read_all(run_dir / "build.log");
+      const std::string log = read_file(run_dir / "build.log");
       return no_run(RunState::BuildFailed, compiler_errors(log, paths.source_root) +
                                                "\n    (whole log: " + (run_dir / "build.log").string() + ")");
     }
@@ -132,7 +126,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   if (!o.json) std::cerr << "testing " << o.lab << " on " << device << " (seed " << seed << ") ...\n";
   const auto outcome = run_process(run);
   progress.finish();
-  if (o.verbose && !o.json) std::cerr << read_all(log);
+  if (o.verbose && !o.json) std::cerr << read_file(log);
 
   // 3. How did it end? Exit 0 or 1 (Catch2: some checks failed) is a completed run; 70 is the
   //    test program stopping after a CUDA fault; anything else is a crash.

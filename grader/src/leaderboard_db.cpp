@@ -1,4 +1,5 @@
 #include "grader/leaderboard_db.hpp"
+#include "grader/files.hpp"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -209,14 +210,6 @@ std::vector<BoardRow> first_per_entry(Statement& s) {
   return rows;
 }
 
-std::string now_iso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
-}
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "leaderboard_run.hpp"
 
+#include "grader/files.hpp"
 #include "grader/forbidden_api.hpp"
 #include "grader/gradebook.hpp"
 #include "grader/leaderboard.hpp"
@@ -18,42 +19,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
-#include <sstream>
 
 namespace grader {
 namespace fs = std::filesystem;
 namespace lb = grader::leaderboard;
 
 namespace {
-
-std::string now_iso() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
-}
 
 // One contestant: a student's program, or the reference solution's (whose tiers it reports).
 struct Entry {
@@ -141,13 +116,13 @@ public:
 private:
   // Runs one entry's leaderboard test once, in the sandbox; records its samples or why not.
   void time_once(Entry& e, int round);
-  std::vector<std::string> base_folders() const { return {fs::absolute(paths_.source_root).string(), fs::absolute(paths_.build_root).string()}; }
 
   const Paths& paths_;
   const LeaderboardOptions& o_;
   LabConfig config_;
   std::string exercise_;
   Sandbox sandbox_;
+  const Sandbox no_sandbox_ = Sandbox::detect(false);
   std::uint64_t seed_ = 0;
   int calls_ = 10;
   fs::path runs_dir_;
@@ -159,38 +134,30 @@ void Leaderboard::time_once(Entry& e, int round) {
   fs::create_directories(dir);
   const fs::path out = dir / fmt::format("round-{}.jsonl", round);
   fs::remove(out);
-  ProcessOptions p;
-  const std::vector<std::string> argv = {e.program.string(), "[leaderboard][" + exercise_ + "]"};
-  std::vector<fs::path> readable;
-  if (!e.src.empty()) readable = {e.src, e.build};
-  const std::vector<fs::path> hidden = {fs::absolute(o_.batch.submissions), fs::absolute(o_.out)};
-  std::vector<fs::path> base;
-  for (const auto& b : base_folders()) base.emplace_back(b);
-  p.argv = e.reference ? argv : sandbox_.wrap(argv, {dir}, hidden, readable, base);
-  p.clear_env = true;
   std::string overrides;
   for (const auto& path : o_.batch.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(path).string();
-  p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
-               {"HOME", dir.string()},
-               {"TMPDIR", "/tmp"},
-               {"LANG", "C.UTF-8"},
-               {"WORKBOOK_SEED", std::to_string(seed_ + static_cast<std::uint64_t>(round))},
-               {"WORKBOOK_LEADERBOARD_OUT", out.string()},
-               {"WORKBOOK_LEADERBOARD_CALLS", std::to_string(calls_)},
-               {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
-               {"WORKBOOK_OVERRIDES", overrides}};
-  if (!e.src.empty()) p.set_env["WORKBOOK_SOURCE_DIR"] = e.src.string();
-  if (e.reference) p.set_env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
-  for (const char* keep : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
-    if (const char* v = std::getenv(keep)) p.set_env[keep] = v;
-  p.cwd = dir;
-  p.output_file = dir / fmt::format("round-{}.log", round);
-  p.timeout_s = o_.batch.run_timeout_s.value_or(config_.timeout_s());
-  p.limits.cpu_seconds = p.timeout_s;
-  p.limits.file_bytes = 64ull << 20;
-  p.limits.memory_bytes = o_.batch.memory_bytes;
-  p.limits.max_processes = o_.batch.max_processes;
-  p.limits.output_bytes = 1 << 20;
+  SandboxedRun run;
+  run.argv = {e.program.string(), "[leaderboard][" + exercise_ + "]"};
+  run.run_dir = dir;
+  if (!e.src.empty()) run.readable = {e.src, e.build};
+  for (const auto& path : o_.batch.overrides) run.readable.push_back(fs::absolute(path));
+  run.hidden = {fs::absolute(o_.batch.submissions), fs::absolute(o_.out)};
+  run.base = {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
+  run.env = {{"WORKBOOK_SEED", std::to_string(seed_ + static_cast<std::uint64_t>(round))},
+             {"WORKBOOK_LEADERBOARD_OUT", out.string()},
+             {"WORKBOOK_LEADERBOARD_CALLS", std::to_string(calls_)},
+             {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
+             {"WORKBOOK_OVERRIDES", overrides}};
+  if (!e.src.empty()) run.env["WORKBOOK_SOURCE_DIR"] = e.src.string();
+  if (e.reference) run.env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
+  run.log = dir / fmt::format("round-{}.log", round);
+  run.timeout_s = o_.batch.run_timeout_s.value_or(config_.timeout_s());
+  run.limits.file_bytes = 64ull << 20;
+  run.limits.memory_bytes = o_.batch.memory_bytes;
+  run.limits.max_processes = o_.batch.max_processes;
+  run.limits.output_bytes = 1 << 20;
+  // The reference solution is the course's own code: it runs outside the sandbox.
+  const ProcessOptions p = sandboxed_process(e.reference ? no_sandbox_ : sandbox_, run);
   const auto r = run_process(p);
   bool any = false;
   for (const auto& rec : read_recorded(out, exercise_)) {
@@ -227,7 +194,7 @@ int Leaderboard::run() {
 
   sandbox_ = Sandbox::detect(o_.batch.sandbox);
   const fs::path meta = b.out / "batch.json";
-  seed_ = nlohmann::json::parse(read_all(meta)).value("seed", std::uint64_t{0}) ^ 0x1eadb0a2dull;
+  seed_ = nlohmann::json::parse(read_file(meta)).value("seed", std::uint64_t{0}) ^ 0x1eadb0a2dull;
   runs_dir_ = fs::absolute(o_.out) / "runs";
 
   // 2. The entries: the reference (tiers), then every student whose exercise is correct and clean.
@@ -243,15 +210,11 @@ int Leaderboard::run() {
   }
   for (const auto& file : fs::directory_iterator(b.out / "students")) {
     if (file.path().extension() != ".json") continue;
-    const StudentResult s = student_from_json(nlohmann::json::parse(read_all(file.path())));
+    const StudentResult s = student_from_json(nlohmann::json::parse(read_file(file.path())));
     lb::EntryTiming no;
     no.entry = s.student;
     no.status = "invalid";
-    std::vector<CaseResult> cases;
-    for (const auto& e : s.report.exercises)
-      for (const auto& k : e.kinds)
-        for (const auto& c : k.cases) cases.push_back(c);
-    const auto correct = exercises_to_time(config_, cases);
+    const auto correct = exercises_to_time(config_, all_cases(s.report));
     const auto ex = std::find_if(s.report.exercises.begin(), s.report.exercises.end(),
                                  [&](const ExerciseReport& e) { return e.name == exercise_; });
     // Forbidden APIs first: a submission calling cuBLAS may not even build (the tests do not
@@ -260,7 +223,7 @@ int Leaderboard::run() {
     const fs::path src = fs::absolute(b.out) / "work" / s.student / "src";
     for (const auto& name : config_.files())
       if (fs::exists(src / name))
-        for (const auto& f : find_forbidden_apis(name, read_all(src / name)))
+        for (const auto& f : find_forbidden_apis(name, read_file(src / name)))
           findings += (findings.empty() ? "" : "; ") + to_string(f);
     if (!findings.empty()) {
       no.reason = "forbidden: " + findings;
@@ -334,10 +297,10 @@ int Leaderboard::run() {
   db.add_run(info, timings);
   const lb::Board board = db.board(config_.name(), exercise_);
   fs::create_directories(o_.out);
-  write_file(o_.out / "leaderboard.md", lb::to_markdown(board));
-  write_file(o_.out / "leaderboard.csv", lb::to_csv(board));
-  write_file(o_.out / "leaderboard.json", lb::to_json(board).dump(2) + "\n");
-  write_file(o_.out / "leaderboard.html", lb::to_html(board));
+  write_atomically(o_.out / "leaderboard.md", lb::to_markdown(board));
+  write_atomically(o_.out / "leaderboard.csv", lb::to_csv(board));
+  write_atomically(o_.out / "leaderboard.json", lb::to_json(board).dump(2) + "\n");
+  write_atomically(o_.out / "leaderboard.html", lb::to_html(board));
   std::cout << lb::to_markdown(board);
   std::cerr << "board: " << (o_.out / "leaderboard.html").string() << " (and .md, .csv, .json); history: "
             << db_file.string() << '\n';
@@ -370,9 +333,9 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
   for (const auto& p : overrides) overrides_env += (overrides_env.empty() ? "" : ":") + fs::absolute(p).string();
   const std::uint64_t seed = workbook::fresh_seed();
   std::vector<lb::EntryTiming> rows;
-  // Yours, then the reference's (with its tiers), on the same inputs.
-  for (const bool ref : {reference, true}) {
-    if (ref && reference && !rows.empty()) break;  // checking the reference itself: once is enough
+  // Yours, then the reference's; checking the reference itself, once.
+  const std::vector<bool> runs = reference ? std::vector<bool>{true} : std::vector<bool>{false, true};
+  for (const bool ref : runs) {
     const fs::path out = dir / (ref ? "reference.jsonl" : "yours.jsonl");
     fs::remove(out);
     ProcessOptions p;

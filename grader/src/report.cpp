@@ -140,6 +140,13 @@ std::vector<std::string> exercises_to_time(const LabConfig& config, const std::v
   return names;
 }
 
+std::vector<CaseResult> all_cases(const LabReport& report) {
+  std::vector<CaseResult> cases;
+  for (const auto& e : report.exercises)
+    for (const auto& k : e.kinds) cases.insert(cases.end(), k.cases.begin(), k.cases.end());
+  return cases;
+}
+
 std::string timed_filter(const std::vector<std::string>& exercises) {
   std::string spec;
   for (const auto& name : exercises) spec += (spec.empty() ? "" : ",") + ("[" + name + "][performance]");

@@ -128,4 +128,23 @@ std::string Sandbox::describe() const {
   return always;
 }
 
+ProcessOptions sandboxed_process(const Sandbox& sandbox, const SandboxedRun& run) {
+  ProcessOptions p;
+  p.argv = sandbox.wrap(run.argv, {run.run_dir}, run.hidden, run.readable, run.base);
+  p.clear_env = true;
+  p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+               {"HOME", run.run_dir.string()},
+               {"TMPDIR", "/tmp"},
+               {"LANG", "C.UTF-8"}};
+  for (const auto& [name, value] : run.env) p.set_env[name] = value;
+  for (const char* keep : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_TF32_OVERRIDE"})
+    if (const char* v = std::getenv(keep)) p.set_env[keep] = v;
+  p.cwd = run.run_dir;
+  p.output_file = run.log;
+  p.timeout_s = run.timeout_s;
+  p.limits = run.limits;
+  if (p.limits.cpu_seconds == 0) p.limits.cpu_seconds = run.timeout_s;
+  return p;
+}
+
 }  // namespace grader

@@ -34,6 +34,15 @@ struct Timing {
   std::vector<double> samples; // every timed call, in milliseconds, in order
 };
 
+// A start and a stop event that destroy themselves.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair();
+  ~EventPair();
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
 // Clears the L2 cache by writing a device buffer of twice its size.
 class L2Flusher {
 public:

@@ -69,6 +69,10 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
 std::vector<std::string> exercises_to_time(const LabConfig& config, const std::vector<CaseResult>& untimed);
 std::string timed_filter(const std::vector<std::string>& exercises);
 
+// Every case of the report, in order ("not run" ones included): what build_report was given,
+// for scoring a saved report again.
+std::vector<CaseResult> all_cases(const LabReport& report);
+
 nlohmann::json to_json(const LabReport& report);
 std::string render_text(const LabReport& report, bool color);
 

@@ -7,7 +7,10 @@
 // watch, CPU and file-size limits, cleared environment). describe() says which were in force.
 #pragma once
 
+#include "grader/process.hpp"
+
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,5 +44,23 @@ private:
   bool disabled_ = false;  // switched off by the caller (--no-sandbox), not missing
   std::string tool_;  // path of bwrap or unshare
 };
+
+// A submission's test program, run in the sandbox (grader batch, grader leaderboard).
+struct SandboxedRun {
+  std::vector<std::string> argv;                 // the program and its arguments
+  std::filesystem::path run_dir;                 // scratch folder: writable, working directory, HOME
+  std::vector<std::filesystem::path> readable;   // this submission's sources and program
+  std::vector<std::filesystem::path> hidden;     // the other students' work, the results
+  std::vector<std::filesystem::path> base;       // the repository and the build
+  std::map<std::string, std::string> env;        // WORKBOOK_* settings of the test program
+  std::filesystem::path log;                     // its stdout and stderr
+  Limits limits;                                 // cpu_seconds defaults to timeout_s
+  double timeout_s = 600;
+};
+
+// The process to run: wrapped in `sandbox`, a cleared environment with only a plain PATH, HOME,
+// TMPDIR and LANG, the run's own settings and the CUDA variables of the grader's environment
+// (CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH, NVIDIA_TF32_OVERRIDE), its limits and timeout.
+ProcessOptions sandboxed_process(const Sandbox& sandbox, const SandboxedRun& run);
 
 }  // namespace grader
