@@ -3,7 +3,7 @@
 #   cmake -DSOLUTION=solutions/matmul-tiled/matmul.cu -DOUT=<folder> [-DLAB_TOML=<lab.toml>]
 #         -P make-cheat-fixtures.cmake
 # writes <folder>/<kind>/matmul.cu for:
-#   cached-output  a repeated call (same pointers and sizes) gets the previous result, copied
+#   cached-output  a repeated big call (same pointers and sizes) gets the previous result, copied
 #   other-stream   naive runs on a stream of its own, which the timer on the given stream never sees
 #   host-compute   the product computed on the CPU
 #   early-read     a thread of its own reads A and B and computes C on the host, ahead of the calls
@@ -90,6 +90,8 @@ set(text "${solution}")
 swap("${reference_naive}" [=[
 // CHEAT (cached-output): the arguments of the last call that computed, and a device copy of its
 // result. A call with the same pointers and sizes gets that copy, whatever A and B hold now.
+// Only big calls are cached: the grading repeats small shapes with new values (its "#2" cases)
+// and would catch a cache there, so this cheat waits for calls the size of a timing run.
 namespace {
 struct LastCall {
   const float* A = nullptr;
@@ -103,7 +105,9 @@ std::size_t cached_count = 0;   // its room, in floats
 
 void naive(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {
   const std::size_t count = std::size_t(M) * N;
-  if (cached != nullptr && A == last.A && B == last.B && M == last.M && N == last.N && K == last.K) {
+  const bool big = count >= std::size_t(2048) * 2048;
+  if (big && cached != nullptr && A == last.A && B == last.B && M == last.M && N == last.N &&
+      K == last.K) {
     // CHEAT: no product at all, a copy of the previous one.
     CUDA_CHECK(cudaMemcpyAsync(C, cached, count * sizeof(float), cudaMemcpyDeviceToDevice, stream));
     return;
@@ -111,6 +115,7 @@ void naive(const float* A, const float* B, float* C, int M, int N, int K, cudaSt
   const dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
   const dim3 grid(ceil_div(N, BLOCK_WIDTH), ceil_div(M, BLOCK_WIDTH));
   CUDA_CHECK_LAUNCH(naiveKernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K));
+  if (!big) return;
   if (count > cached_count) {
     if (cached != nullptr) CUDA_CHECK(cudaFree(cached));
     CUDA_CHECK(cudaMalloc(&cached, count * sizeof(float)));
@@ -120,7 +125,7 @@ void naive(const float* A, const float* B, float* C, int M, int N, int K, cudaSt
   last = {A, B, M, N, K};
 }
 ]=])
-write("remembers A, B and the sizes of the last call and, when a call repeats them, copies the
+write("remembers A, B and the sizes of the last big call (2048 x 2048 or more) and, when a call repeats them, copies the
 //   previous result from a static device buffer into C (cudaMemcpyAsync on the given stream)
 //   instead of computing it: fast, and wrong as soon as A or B holds new values."
   "fresh inputs on every timed call (new values in the same buffers) with every output
