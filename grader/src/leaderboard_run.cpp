@@ -179,7 +179,7 @@ int Leaderboard::run() {
   exercise_ = o_.exercise.empty() ? default_leaderboard_exercise(config_) : o_.exercise;
   if (!config_.exercise(exercise_)) throw ConfigError(config_.name() + " has no exercise " + exercise_);
   calls_ = o_.calls > 0 ? o_.calls : static_cast<int>(config_.number("leaderboard.calls").value_or(10));
-  const double target_cv = config_.number("leaderboard.target_cv").value_or(0.02);
+  const double target_cv = config_.number("leaderboard.target_cv").value_or(0.01);
   std::string why_no_gpu;
   if (workbook::device_count(&why_no_gpu) == 0) {
     std::cerr << "grader leaderboard: no CUDA GPU is usable here (" << why_no_gpu << "): nothing can be timed\n";

@@ -200,12 +200,18 @@ __global__ void __launch_bounds__(1024)
 // for the nearest centroid are independent, so the arithmetic of one hides the latency of the
 // others. (docs/measurements/kmeans-per-thread-experiment.txt: 0.29 ms with one object per
 // trip, 0.18 ms with four.)
+//
+// Label is the type of the memberships on the device: one byte when there are fewer than 256
+// clusters (0xFF, never a cluster then, marks "no cluster yet"), else int. Each iteration reads
+// every object's old membership to count the changes; with 2 coordinates an object is 16 bytes,
+// so 4-byte memberships add a quarter to the bytes read, one-byte memberships a sixteenth. The
+// launcher widens them to int once, after the last iteration.
 constexpr int OBJECTS_PER_TRIP = 4;
 
-template <int COORDS>
+template <int COORDS, class Label>
 __global__ void __launch_bounds__(1024)
     find_nearest_cluster_per_thread(int numObjs, int numClusters, const double* __restrict__ dimObjects,
-                                    double* deviceClusters, int* __restrict__ deviceMembership, Iteration it) {
+                                    double* deviceClusters, Label* __restrict__ deviceMembership, Iteration it) {
   constexpr int OBJS = OBJECTS_PER_TRIP;
   const int clustersCount = numClusters * COORDS;
   const int t = threadIdx.x, T = blockDim.x;
@@ -234,7 +240,7 @@ __global__ void __launch_bounds__(1024)
       const bool valid = objectId < numObjs;
 #pragma unroll
       for (int j = 0; j < COORDS; ++j) object[o][j] = valid ? dimObjects[j * numObjs + objectId] : 0.0;
-      oldIndex[o] = valid ? deviceMembership[objectId] : 0;
+      oldIndex[o] = valid ? static_cast<int>(deviceMembership[objectId]) : 0;
     }
 
     int index[OBJS];
@@ -264,7 +270,7 @@ __global__ void __launch_bounds__(1024)
       if (objectId >= numObjs) break;
       if (oldIndex[o] != index[o]) {  // store only a change: after the first loops, few objects move
         ++changed;
-        deviceMembership[objectId] = index[o];
+        deviceMembership[objectId] = static_cast<Label>(index[o]);
       }
       threadSizes[index[o] * T + t] += 1;  // this thread's own column: a plain add
 #pragma unroll
@@ -297,8 +303,15 @@ __global__ void __launch_bounds__(1024)
   last_block_updates_centroids(COORDS, numClusters, deviceClusters, it);
 }
 
+// Widens the one-byte memberships to the int the caller gets.
+__global__ void widen_memberships(int numObjs, const unsigned char* labels, int* membership) {
+  const int objectId = blockIdx.x * blockDim.x + threadIdx.x;
+  if (objectId < numObjs) membership[objectId] = labels[objectId];
+}
+
 using Kernel = void (*)(int, int, int, const double*, double*, int*, Iteration);
-using PerThreadKernel = void (*)(int, int, const double*, double*, int*, Iteration);
+template <class Label>
+using PerThreadKernel = void (*)(int, int, const double*, double*, Label*, Iteration);
 
 // The kernels for this numCoords: per block, compiled for 1, 2, 3, 4, 8 and 16 coordinates
 // (generic otherwise); per thread, for 1 to 4 (with more, a thread's copy takes too much
@@ -314,12 +327,13 @@ Kernel per_block_kernel(int numCoords) {
     default: return find_nearest_cluster<0>;
   }
 }
-PerThreadKernel per_thread_kernel(int numCoords) {
+template <class Label>
+PerThreadKernel<Label> per_thread_kernel(int numCoords) {
   switch (numCoords) {
-    case 1: return find_nearest_cluster_per_thread<1>;
-    case 2: return find_nearest_cluster_per_thread<2>;
-    case 3: return find_nearest_cluster_per_thread<3>;
-    case 4: return find_nearest_cluster_per_thread<4>;
+    case 1: return find_nearest_cluster_per_thread<1, Label>;
+    case 2: return find_nearest_cluster_per_thread<2, Label>;
+    case 3: return find_nearest_cluster_per_thread<3, Label>;
+    case 4: return find_nearest_cluster_per_thread<4, Label>;
     default: return nullptr;
   }
 }
@@ -363,7 +377,11 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
     throw std::invalid_argument("all_gpu_privatized: the centroids and the private sums (" + std::to_string(perBlockBytes) +
                                 " bytes) do not fit in the shared memory of a block (at most " + std::to_string(optin) +
                                 " bytes on this GPU)");
-  const PerThreadKernel perThread = per_thread_kernel(numCoords);
+  // One-byte memberships on the device when every cluster index and the "none yet" mark fit.
+  const bool byteLabels = numClusters < 256;
+  const PerThreadKernel<unsigned char> perThreadByte = per_thread_kernel<unsigned char>(numCoords);
+  const PerThreadKernel<int> perThreadInt = per_thread_kernel<int>(numCoords);
+  const void* perThread = byteLabels ? reinterpret_cast<const void*>(perThreadByte) : reinterpret_cast<const void*>(perThreadInt);
   // The grid has at least one block per SM, so no thread sees more objects than this (16-bit sizes).
   const bool sizesFit = static_cast<long long>(numObjs) <= 65535LL * numSMs * numThreadsPerClusterBlock;
   const bool usePerThread =
@@ -393,6 +411,8 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   workbook::DeviceBuffer<double> deviceClusters(clustersCount), newClusters(clustersCount);
   workbook::DeviceBuffer<unsigned int> newClusterSize(numClusters);
   workbook::DeviceBuffer<int> deviceMembership(numObjs);
+  const bool useByteLabels = usePerThread && byteLabels;
+  workbook::DeviceBuffer<unsigned char> labels(useByteLabels ? numObjs : 0);
   workbook::DeviceBuffer<unsigned int> counters(3);  // changed, changedOut, blocksDone
   const Iteration it{newClusters.data(), newClusterSize.data(), counters.data(), counters.data() + 1, counters.data() + 2};
 
@@ -401,7 +421,9 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   timeline.kernels([&] {
     CUDA_CHECK_LAUNCH(transpose_objects<<<transposeBlocks, numThreadsPerClusterBlock, 0, stream>>>(
         numCoords, numObjs, deviceObjects.data(), dimObjects.data()));
-    CUDA_CHECK(cudaMemsetAsync(deviceMembership.data(), 0xFF, numObjs * sizeof(int), stream));
+    // No object has a cluster yet: -1, or 0xFF in one byte.
+    if (useByteLabels) CUDA_CHECK(cudaMemsetAsync(labels.data(), 0xFF, labels.bytes(), stream));
+    else CUDA_CHECK(cudaMemsetAsync(deviceMembership.data(), 0xFF, numObjs * sizeof(int), stream));
     // Zero once: from then on, the last block of each iteration zeroes them for the next.
     CUDA_CHECK(cudaMemsetAsync(newClusters.data(), 0, clustersCount * sizeof(double), stream));
     CUDA_CHECK(cudaMemsetAsync(newClusterSize.data(), 0, numClusters * sizeof(unsigned int), stream));
@@ -413,8 +435,11 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   do {
     timeline.begin_iteration();
     timeline.kernels([&] {
-      if (usePerThread)
-        CUDA_CHECK_LAUNCH(perThread<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
+      if (useByteLabels)
+        CUDA_CHECK_LAUNCH(perThreadByte<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
+            numObjs, numClusters, dimObjects.data(), deviceClusters.data(), labels.data(), it));
+      else if (usePerThread)
+        CUDA_CHECK_LAUNCH(perThreadInt<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
             numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(), it));
       else
         CUDA_CHECK_LAUNCH(perBlock<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
@@ -427,6 +452,11 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
     timeline.end_iteration();
   } while (delta > p.threshold && loops < p.maxLoops);
 
+  if (useByteLabels)
+    timeline.kernels([&] {
+      CUDA_CHECK_LAUNCH(widen_memberships<<<transposeBlocks, numThreadsPerClusterBlock, 0, stream>>>(
+          numObjs, labels.data(), deviceMembership.data()));
+    });
   timeline.to_host(membership, deviceMembership.data(), numObjs * sizeof(int));
   timeline.to_host(dimClusters.data(), deviceClusters.data(), clustersCount * sizeof(double));
   timeline.host([&] {
