@@ -389,9 +389,14 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
   lb::Board board;
   board.lab = lab;
   board.exercise = exercise;
+  board.generated_at = now_iso();
+  const auto device = workbook::query_device(0);
   for (const auto& t : rows) {
     lb::BoardRow row;
     row.timing = t;
+    row.date = board.generated_at;
+    row.gpu = device.name;
+    row.gpu_clock_mhz = device.sm_clock_khz / 1000;
     (t.status == "invalid" ? board.invalid : board.rows).push_back(row);
   }
   lb::rank_rows(board.rows);
