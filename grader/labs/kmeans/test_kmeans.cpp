@@ -1,6 +1,7 @@
 // The grader's tests for kmeans. The same file builds against labs/kmeans (what a student runs)
 // and against solutions/kmeans (what the project's own tests require to pass).
-// Tags: [naive] [transpose] [shared] [all_gpu] [all_gpu_privatized] x [correctness] [performance].
+// Tags: [naive] [transpose] [shared] [all_gpu] [all_gpu_privatized] x [correctness] [performance];
+// hidden ([.]): [all_gpu] [all_gpu_privatized] x [leaderboard].
 //
 // Each version is a whole program (kmeans.h): host objects in, host memberships, centroids and
 // loop count out. Correctness compares it with a CPU reference in double; performance times the
@@ -11,6 +12,7 @@
 #include "kmeans.h"
 #include "reference.hpp"
 #include "sequential.hpp"
+#include "workbook/contest.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stream.hpp"
@@ -22,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -458,4 +461,119 @@ TEST_CASE("all_gpu_privatized: speedup over the sequential baseline and over all
       }
     });
   }
+}
+
+// The leaderboard (`grader leaderboard kmeans`, docs/leaderboard-guide.md): hidden tests ([.]),
+// run only when asked for by tag. As in the performance cases, the whole call is timed, host
+// objects in to host results out (contest.hpp, host_timed), here on [leaderboard] config, and
+// every call's result, warm-up included, is checked as the correctness cases check theirs
+// (check_result).
+//
+// The expected result of an input is a whole k-means on the CPU (about 0.7 s of the reference on
+// an H100 host's 16 cores for {256,2,16,10}, 7 s of the sequential program), so a run makes only
+// kLeaderboardInputs inputs from the run's seed, each made and solved once per process
+// (instance()'s cache, shared by both tests): call i gets input i % kLeaderboardInputs. Every
+// call's input is fresh all the same:
+//   - consecutive calls get different inputs, so an output kept from the previous call is wrong;
+//   - each call also shuffles the objects after the first numClusters (the initial centroids,
+//     which stay in place) within windows of kShuffleWindow, a shuffle of its own from the seed
+//     and the call's number. It is the same k-means (only the order in which a cluster's sums
+//     are added changes, which the check allows, as it allows atomics), and its expected
+//     memberships are the input's, moved with their objects. A program that recognised one of
+//     the inputs and replayed an answer it kept would still have to find where each object went:
+//     a pass over all 256 MiB on the host, about what the copy to the GPU costs the honest call.
+// Neither making the inputs, nor shuffling them, nor the reference is timed: prepare(i) does it.
+namespace {
+
+constexpr int kLeaderboardInputs = 3;
+constexpr std::size_t kShuffleWindow = 64;
+// instance()'s streams of the leaderboard's inputs, and the base of its calls' shuffles: above
+// every other case's stream (correctness: 100 * index + repeat; performance: from 1000000).
+constexpr std::uint64_t kLeaderboardStream = std::uint64_t{1} << 32;
+
+PerfConfig leaderboard_config() {
+  const auto v = grading::config().int_list("leaderboard.config");
+  if (v.size() != 4) throw grader::ConfigError("leaderboard.config must be [size MB, coords, clusters, loops]");
+  return {"leaderboard", v[0], v[1], v[2], v[3]};
+}
+
+// Input `input` (0 .. kLeaderboardInputs - 1) and its reference, with the performance cases'
+// block size.
+const Instance& leaderboard_instance(const PerfConfig& c, int input) {
+  const int block = static_cast<int>(grading::config().require_number("performance.block_size"));
+  return instance(kLeaderboardStream + input,
+                  problem_of(kmeans_grading::objects_for_size(c.size_mb, c.coords), c.coords, c.clusters, c.loops),
+                  block, false);
+}
+
+// Call `call`'s input: in's objects, those after the first numClusters shuffled within windows
+// of kShuffleWindow; and the result expected of it: in's reference, each membership moved with
+// its object (the loop count and the centroids do not depend on the order).
+void shuffled_call(const Instance& in, int call, std::vector<double>& objects, Reference& expected) {
+  const Problem& p = in.problem;
+  const std::size_t nc = p.numCoords, first = p.numClusters, n = p.numObjs;
+  const std::size_t windows = (n - first + kShuffleWindow - 1) / kShuffleWindow;
+  const std::uint64_t call_seed = workbook::derive_seed(grading::seed(), kLeaderboardStream + 1000 + call);
+  objects.resize(in.objects.size());
+  expected = in.ref;
+  std::copy_n(in.objects.begin(), first * nc, objects.begin());
+  kmeans_grading::parallel_for(
+      windows, kmeans_grading::worker_count(n, nc), [&](std::size_t begin, std::size_t end, int) {
+        std::size_t from[kShuffleWindow];  // from[j]: the object of `in` that goes to place lo + j
+        for (std::size_t w = begin; w < end; ++w) {
+          const std::size_t lo = first + w * kShuffleWindow, len = std::min(kShuffleWindow, n - lo);
+          workbook::SplitMix64 rng(workbook::derive_seed(call_seed, w));
+          std::iota(from, from + len, lo);
+          for (std::size_t j = len - 1; j > 0; --j) std::swap(from[j], from[rng.next() % (j + 1)]);  // Fisher-Yates
+          for (std::size_t j = 0; j < len; ++j) {
+            std::copy_n(&in.objects[from[j] * nc], nc, &objects[(lo + j) * nc]);
+            expected.membership[lo + j] = in.ref.membership[from[j]];
+          }
+        }
+      });
+}
+
+void leaderboard_case(const std::string& exercise, kmeans::Version version) {
+  const PerfConfig c = leaderboard_config();
+  const Instance& input0 = leaderboard_instance(c, 0);
+  const Problem& p = input0.problem;  // every input's
+  const kmeans::Params params = params_of(input0);
+  workbook::Stream stream;  // the contest's rules need one; the version does its work on it
+  kmeans::Timeline timeline(stream);
+  std::vector<double> objects;
+  Reference expected;
+  std::vector<int> membership(p.numObjs);
+  std::vector<double> clusters(static_cast<std::size_t>(p.numClusters) * p.numCoords);
+  int loops = 0;
+  workbook::ContestOptions options = grading::contest_options();
+  options.host_timed = true;  // a whole program: the host clock sees every stream and its host work
+  const auto result = workbook::time_contest(
+      stream,
+      [&](int i) {
+        shuffled_call(leaderboard_instance(c, i % kLeaderboardInputs), i, objects, expected);
+        timeline.reset();
+        loops = 0;
+        std::memset(membership.data(), kMembershipPoisonByte, membership.size() * sizeof(int));
+        std::memset(clusters.data(), kClustersPoisonByte, clusters.size() * sizeof(double));
+      },
+      [&] { loops = version(objects.data(), params, membership.data(), clusters.data(), timeline); },
+      [&](int) {
+        const auto v =
+            kmeans_grading::check_result(objects, p, expected, membership.data(), clusters.data(), loops, exercise);
+        return v.ok ? std::string() : v.detail;
+      },
+      options);
+  grading::record_leaderboard(exercise, "self", result);
+  INFO(result.invalid);
+  CHECK(result.valid());
+}
+
+}  // namespace
+
+TEST_CASE("all_gpu: leaderboard timing of the whole program", "[all_gpu][leaderboard][.]") {
+  leaderboard_case("all_gpu", kmeans::all_gpu);
+}
+
+TEST_CASE("all_gpu_privatized: leaderboard timing of the whole program", "[all_gpu_privatized][leaderboard][.]") {
+  leaderboard_case("all_gpu_privatized", kmeans::all_gpu_privatized);
 }
