@@ -1,6 +1,7 @@
 // The grader's tests for granularity. The same file builds against labs/granularity (what a
 // student runs) and against solutions/granularity (what the project's own tests require to
-// pass). Tags: [coarsened] [register_1d] [register_2d] x [correctness] [static] [performance].
+// pass). Tags: [coarsened] [register_1d] [register_2d] x [correctness] [static] [performance]
+// [leaderboard] (hidden).
 //
 // Performance is graded two ways (lab.toml, [performance]):
 //   - speedup over the sequential baseline at performance.size (1024^3: the plain CPU loop
@@ -11,11 +12,13 @@
 #include "grader/baseline_cache.hpp"
 #include "grader/grading.hpp"
 #include "grader/static_check.hpp"
+#include "../matmul-tiled/leaderboard_kernels.hpp"  // the same C = A x B: matmul-tiled's GPU helpers
 #include "granularity.h"
 #include "reference.hpp"
 #include "sequential.hpp"
 #include "tiled_reference.hpp"
 #include "workbook/compare.hpp"
+#include "workbook/contest.hpp"
 #include "workbook/guarded_buffer.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stream.hpp"
@@ -384,4 +387,51 @@ TEST_CASE("register_2d: correct on every shape", "[register_2d][correctness]") {
 TEST_CASE("register_2d: speedup over the sequential baseline and over tiled", "[register_2d][performance]") {
   grading::plan("register_2d", "performance", 2);
   check_performance("register_2d", "", register_2d);
+}
+
+// The leaderboard (`grader leaderboard granularity`, docs/leaderboard-guide.md): hidden tests
+// ([.]), run only when asked for by tag. As in matmul-tiled, with its GPU helpers: every call,
+// warm-up included, gets fresh inputs made on the GPU from the run's seed and the call's number,
+// and its output is checked against a double-precision product computed there before the call
+// (contest.hpp has the other rules). The size is [leaderboard] size; the CPU reference would
+// take tens of seconds per call there.
+namespace {
+
+Shape leaderboard_shape() { return config_shape("leaderboard.size"); }
+
+void leaderboard_case(const std::string& exercise, const Launcher& launch) {
+  const Shape s = leaderboard_shape();
+  const std::size_t a = std::size_t(s.M) * s.K, b = std::size_t(s.K) * s.N, c = std::size_t(s.M) * s.N;
+  workbook::Stream stream;
+  DeviceBuffer<float> A(a), B(b), C(c);
+  DeviceBuffer<double> E(c), S(c);
+  const std::uint64_t seed = grading::seed();
+  const auto result = workbook::time_contest(
+      stream,
+      [&](int call) {
+        matmul_grading::fill_random(A.data(), a, seed, 2 * call, stream);
+        matmul_grading::fill_random(B.data(), b, seed, 2 * call + 1, stream);
+        C.poison(stream);
+        matmul_grading::expected_product(A.data(), B.data(), E.data(), S.data(), s.M, s.N, s.K, stream);
+      },
+      [&] { launch(A.data(), B.data(), C.data(), s.M, s.N, s.K, stream); },
+      [&](int) { return matmul_grading::check_product(C.data(), E.data(), S.data(), s.M, s.N, stream); },
+      grading::contest_options());
+  grading::record_leaderboard(exercise, "self", result);
+  INFO(result.invalid);
+  CHECK(result.valid());
+}
+
+}  // namespace
+
+// coarsened races at COARSE_FACTOR 4, the faster of its two factors (as matmul-tiled races
+// TILE_WIDTH 32): one time per exercise and entry on the board.
+TEST_CASE("coarsened: leaderboard timing (COARSE_FACTOR 4)", "[coarsened][leaderboard][.]") {
+  leaderboard_case("coarsened", coarsened(4));
+}
+TEST_CASE("register_1d: leaderboard timing", "[register_1d][leaderboard][.]") {
+  leaderboard_case("register_1d", register_1d);
+}
+TEST_CASE("register_2d: leaderboard timing", "[register_2d][leaderboard][.]") {
+  leaderboard_case("register_2d", register_2d);
 }
