@@ -1,7 +1,7 @@
 // The grader's tests for coalescing. The same file builds against labs/coalescing (what a
 // student runs) and against solutions/coalescing (what the project's own tests require to
 // pass). Tags: one per exercise ([add_x_cols] ... [transpose_padded]) x [correctness] [static]
-// [performance].
+// [performance] [leaderboard] (hidden).
 //
 // Bandwidth: bytes read + bytes written over the median time (add: 3 x 4 x M x N bytes,
 // transpose: 2 x 4 x M x N). The yardstick is the device-to-device copy (cudaMemcpyAsync) of
@@ -10,9 +10,11 @@
 #include "grader/baseline_cache.hpp"
 #include "grader/grading.hpp"
 #include "grader/static_check.hpp"
+#include "leaderboard_kernels.hpp"
 #include "reference.hpp"
 #include "sequential.hpp"
 #include "workbook/compare.hpp"
+#include "workbook/contest.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/guarded_buffer.hpp"
 #include "workbook/random.hpp"
@@ -502,4 +504,81 @@ TEST_CASE("transpose_padded: share of the copy bandwidth, speedup over the seque
   const auto timing = transpose_timing("transpose_padded", coalescing::transpose_padded);
   copy_share_case("transpose_padded", timing);
   speedup_case("transpose_padded", timing, transpose_baseline_ms);
+}
+
+// ---- leaderboard -------------------------------------------------------------------------------
+
+// The leaderboard (`grader leaderboard coalescing`, docs/leaderboard-guide.md): hidden tests ([.]),
+// run only when asked for by tag. Every call, warm-up included, gets fresh inputs made on the GPU
+// from the run's seed and the call's number, and every element of its output is checked there
+// against the inputs made again from the same seed (leaderboard_kernels.cu), with the grading's
+// tolerances (contest.hpp has the other rules). The size is [leaderboard] size.
+//
+// Raced: add_x_cols (coalesced add) and the two tiled transposes, the exercises whose point is
+// speed. The uncoalesced mappings and transpose_naive are not: they are slow by design, and a race
+// would reward rewriting them into the mapping they exist to measure.
+namespace {
+
+Shape leaderboard_shape() {
+  const auto size = grading::config().int_list("leaderboard.size");
+  if (size.size() != 2) throw grader::ConfigError("leaderboard.size must be [M, N]");
+  return {size[0], size[1]};
+}
+
+void leaderboard_add(const std::string& exercise, const AddLauncher& launch) {
+  const Shape s = leaderboard_shape();
+  workbook::Stream stream;
+  DeviceBuffer<float> A(s.count()), B(s.count()), C(s.count());
+  const std::uint64_t seed = grading::seed();
+  const auto result = workbook::time_contest(
+      stream,
+      [&](int call) {
+        coalescing_grading::fill_random(A.data(), s.count(), seed, 2 * call, stream);
+        coalescing_grading::fill_random(B.data(), s.count(), seed, 2 * call + 1, stream);
+        C.poison(stream);
+      },
+      [&] { launch(A.data(), B.data(), C.data(), s.M, s.N, stream); },
+      [&](int call) {
+        const auto cmp =
+            coalescing_grading::check_add(C.data(), s.M, s.N, seed, 2 * call, 2 * call + 1, kAddTolerance, stream);
+        return cmp.ok() ? std::string() : cmp.describe("C");
+      },
+      grading::contest_options());
+  grading::record_leaderboard(exercise, "self", result);
+  INFO(result.invalid);
+  CHECK(result.valid());
+}
+
+void leaderboard_transpose(const std::string& exercise, const TransposeLauncher& launch) {
+  const Shape s = leaderboard_shape();
+  workbook::Stream stream;
+  DeviceBuffer<float> in(s.count()), out(s.count());
+  const std::uint64_t seed = grading::seed();
+  const auto result = workbook::time_contest(
+      stream,
+      [&](int call) {
+        coalescing_grading::fill_random(in.data(), s.count(), seed, call, stream);
+        out.poison(stream);
+      },
+      [&] { launch(in.data(), out.data(), s.M, s.N, stream); },
+      [&](int call) {
+        const auto cmp = coalescing_grading::check_transpose(out.data(), s.M, s.N, seed, call, stream);
+        return cmp.ok() ? std::string() : cmp.describe("out") + " (out is N x M: out[col][row] = in[row][col])";
+      },
+      grading::contest_options());
+  grading::record_leaderboard(exercise, "self", result);
+  INFO(result.invalid);
+  CHECK(result.valid());
+}
+
+}  // namespace
+
+TEST_CASE("add_x_cols: leaderboard timing", "[add_x_cols][leaderboard][.]") {
+  leaderboard_add("add_x_cols", coalescing::add_x_cols);
+}
+TEST_CASE("transpose_tiled: leaderboard timing", "[transpose_tiled][leaderboard][.]") {
+  leaderboard_transpose("transpose_tiled", coalescing::transpose_tiled);
+}
+TEST_CASE("transpose_padded: leaderboard timing", "[transpose_padded][leaderboard][.]") {
+  leaderboard_transpose("transpose_padded", coalescing::transpose_padded);
 }
