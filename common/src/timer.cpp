@@ -1,5 +1,8 @@
 #include "workbook/timer.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace workbook {
 namespace {
 
@@ -42,6 +45,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
   }
 
   Timing timing;
+  std::vector<double> tails;  // per call: how long the device stayed busy after the stream was done
   const auto started = clock::now();
   for (int run = 0; run < options.max_runs; ++run) {
     if (before) before();
@@ -50,6 +54,9 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
     launch();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
     CUDA_CHECK(cudaEventSynchronize(events.stop));
+    const auto stream_done = clock::now();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    tails.push_back(std::chrono::duration<double, std::milli>(clock::now() - stream_done).count());
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
     timing.samples.push_back(ms);
@@ -61,6 +68,19 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
     }
   }
   timing.ms = summarize(timing.samples);
+  // Work launched on another stream is outside the events' window: a launch without the stream
+  // argument goes to the legacy default stream, which a non-blocking stream does not wait for,
+  // and would time as a few microseconds. Once the timed stream is done the device should be
+  // idle; if, in the median call, it stays busy longer than the call itself took (and than
+  // 0.05 ms, the cost of asking), the time is not the call's. Medians, so that one late wake-up
+  // of the host cannot accuse correct code.
+  const double tail = median(tails);
+  if (tail > 0.05 && tail > timing.ms.median)
+    throw std::runtime_error(
+        "the GPU kept working " + std::to_string(tail) + " ms after the timed stream had finished (" +
+        std::to_string(timing.ms.median) + " ms): some of the work ran on another stream, which the timing "
+        "cannot see. Launch every kernel on the stream you are given (kernel<<<grid, block, shared, stream>>>; "
+        "without it, the launch goes to the default stream)");
   return timing;
 }
 

@@ -8,6 +8,7 @@
 #include "workbook/timer.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 using namespace workbook;
@@ -58,6 +59,27 @@ TEST_CASE("CUDA_CHECK_LAUNCH reports a bad launch with the launch's text", "[gpu
   }
   CHECK_NOTHROW(gpu_tests::launch_with_block(32, stream));  // the context survived
   stream.synchronize();
+}
+
+TEST_CASE("time_gpu: work launched on the legacy default stream is refused, not timed", "[gpu][timer]") {
+  // What a kernel launched without its stream argument does: the timed (non-blocking) stream
+  // finishes at once, the kernel runs on. Its events would say a few microseconds.
+  Stream stream;
+  TimingOptions options;
+  options.warmup = 1;
+  options.min_runs = 5;
+  options.budget_s = 1.0;
+  std::string refused;
+  try {
+    time_gpu(stream, [&] { gpu_tests::spin(2000000, cudaStreamLegacy); }, {}, {}, options);  // 2 ms
+  } catch (const std::runtime_error& e) {
+    refused = e.what();
+  }
+  INFO(refused);
+  CHECK(refused.find("another stream") != std::string::npos);
+  // The same kernel on the given stream is timed.
+  const auto t = time_gpu(stream, [&] { gpu_tests::spin(2000000, stream); }, {}, {}, options);
+  CHECK(t.ms.median >= 2.0);
 }
 
 TEST_CASE("time_gpu: device time of a known-length kernel, every call bracketed", "[gpu][timer]") {

@@ -8,6 +8,9 @@
 //
 // `before` runs ahead of each call outside the timed window (poison the output, fresh inputs);
 // `after` runs after each call outside the window (check the output). Both may be no-ops.
+// time_gpu throws std::runtime_error when the call's work escapes the stream (the device still
+// busy, in the median call, for longer than the call took once the stream is done): a kernel
+// launched without the stream argument would otherwise time as a few microseconds.
 #pragma once
 
 #include "workbook/cuda_check.hpp"
