@@ -17,10 +17,11 @@
 //     but still far slower than reading the objects (the handout has the numbers).
 //   - find_nearest_cluster_per_thread: one private copy per THREAD, laid out so that the
 //     threads of a warp touch consecutive addresses. Nobody shares anything until the end of
-//     the block, so the main loop has no atomics at all. It needs
-//     numClusters * (numCoords * 8 + 4) bytes of shared memory per thread, so it is used only
+//     the block, so the main loop has no atomics at all. It needs numClusters *
+//     (numCoords * 8 + 2) bytes of shared memory per thread (16-bit sizes), so it is used only
 //     for up to 4 coordinates and when the copies of a block fit in half of an SM's shared
-//     memory (with 16 clusters and 2 coordinates: blocks of up to 256 threads).
+//     memory (with 16 clusters and 2 coordinates: blocks of up to 256 threads). It keeps the
+//     memberships in one byte each when there are fewer than 256 clusters (less to read).
 //
 // Both keep each object's coordinates in registers, loaded once (numCoords is a compile-time
 // constant for the sizes compiled below), instead of reading them again for every centroid.
