@@ -284,11 +284,13 @@ int Leaderboard::run() {
   }
   // 4. An entry still too noisy gets two more rounds, then is flagged if it stays so.
   int extra = o_.rounds;
-  for (auto& e : entries)
-    if (e.invalid.empty() && all_calls(e.rounds).size() > 1 && workbook::summarize(all_calls(e.rounds)).cv > target_cv) {
+  for (auto& e : entries) {
+    const auto calls = all_calls(e.rounds);
+    if (e.invalid.empty() && calls.size() > 1 && workbook::summarize(calls).cv > target_cv) {
       std::cerr << "re-running " << e.name << " (CV above target)\n";
       for (int k = 0; k < 2; ++k) time_once(e, extra + k);
     }
+  }
 
   // 5. The record and the board.
   std::vector<lb::EntryTiming> timings = refused;

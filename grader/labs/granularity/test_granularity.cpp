@@ -401,22 +401,8 @@ Shape leaderboard_shape() { return config_shape("leaderboard.size"); }
 
 void leaderboard_case(const std::string& exercise, const Launcher& launch) {
   const Shape s = leaderboard_shape();
-  const std::size_t a = std::size_t(s.M) * s.K, b = std::size_t(s.K) * s.N, c = std::size_t(s.M) * s.N;
-  workbook::Stream stream;
-  DeviceBuffer<float> A(a), B(b), C(c);
-  DeviceBuffer<double> E(c), S(c);
-  const std::uint64_t seed = grading::seed();
-  const auto result = workbook::time_contest(
-      stream,
-      [&](int call) {
-        matmul_grading::fill_random(A.data(), a, seed, 2 * call, stream);
-        matmul_grading::fill_random(B.data(), b, seed, 2 * call + 1, stream);
-        C.poison(stream);
-        matmul_grading::expected_product(A.data(), B.data(), E.data(), S.data(), s.M, s.N, s.K, stream);
-      },
-      [&] { launch(A.data(), B.data(), C.data(), s.M, s.N, s.K, stream); },
-      [&](int) { return matmul_grading::check_product(C.data(), E.data(), S.data(), s.M, s.N, stream); },
-      grading::contest_options());
+  const auto result =
+      matmul_grading::time_product_contest(s.M, s.N, s.K, grading::seed(), launch, grading::contest_options());
   grading::record_leaderboard(exercise, "self", result);
   INFO(result.invalid);
   CHECK(result.valid());

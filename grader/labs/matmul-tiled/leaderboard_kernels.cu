@@ -2,6 +2,7 @@
 
 #include "workbook/cuda_check.hpp"
 #include "workbook/device_buffer.hpp"
+#include "workbook/stream.hpp"
 
 #include <fmt/format.h>
 
@@ -81,6 +82,24 @@ std::string check_product(const float* C, const double* E, const double* S, int 
   CUDA_CHECK(cudaMemcpy(&e, E + got.first, sizeof e, cudaMemcpyDeviceToHost));
   return fmt::format("C[{}][{}]: expected {:.6g}, got {:.6g}; {} of {} elements wrong", got.first / N, got.first % N, e,
                      c, got.wrong, n);
+}
+
+workbook::ContestResult time_product_contest(int M, int N, int K, std::uint64_t seed, const ProductLaunch& launch,
+                                             const workbook::ContestOptions& options) {
+  const std::size_t a = std::size_t(M) * K, b = std::size_t(K) * N, c = std::size_t(M) * N;
+  workbook::Stream stream;
+  workbook::DeviceBuffer<float> A(a), B(b), C(c);
+  workbook::DeviceBuffer<double> E(c), S(c);
+  return workbook::time_contest(
+      stream,
+      [&](int call) {
+        fill_random(A.data(), a, seed, 2 * call, stream);
+        fill_random(B.data(), b, seed, 2 * call + 1, stream);
+        C.poison(stream);
+        expected_product(A.data(), B.data(), E.data(), S.data(), M, N, K, stream);
+      },
+      [&] { launch(A.data(), B.data(), C.data(), M, N, K, stream); },
+      [&](int) { return check_product(C.data(), E.data(), S.data(), M, N, stream); }, options);
 }
 
 }  // namespace matmul_grading

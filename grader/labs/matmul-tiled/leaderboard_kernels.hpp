@@ -6,10 +6,13 @@
 // CMakeLists.txt compiles leaderboard_kernels.cu from here): keep the interface for both.
 #pragma once
 
+#include "workbook/contest.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace matmul_grading {
@@ -23,5 +26,14 @@ void expected_product(const float* A, const float* B, double* E, double* S, int 
 // "" when every C[i] is within 1e-4 * S[i] of E[i] (float accumulation over K terms stays far
 // inside that), else the count of wrong elements and the first one.
 std::string check_product(const float* C, const double* E, const double* S, int M, int N, cudaStream_t s);
+
+// C = A x B as the lab's exercises launch it (A is M x K, B is K x N, all row-major).
+using ProductLaunch = std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
+
+// One entry's leaderboard timing at M x N x K (workbook::time_contest): before every call, A and
+// B get fresh values from (seed, the call's number), C is poisoned and the expected product
+// computed; after it, every element of C is checked.
+workbook::ContestResult time_product_contest(int M, int N, int K, std::uint64_t seed, const ProductLaunch& launch,
+                                             const workbook::ContestOptions& options);
 
 }  // namespace matmul_grading
