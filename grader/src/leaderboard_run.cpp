@@ -71,8 +71,8 @@ std::vector<Recorded> read_recorded(const fs::path& file, const std::string& exe
 }
 
 // The interval of an entry's median. The calls of one round share a process, and whole rounds
-// can shift together (measured: a 2 ms particle-storm program whose rounds' medians ranged from
-// 2.08 to 2.47 ms, with calls inside a round within a few percent): pooled as independent, its
+// can shift together (measured on an H100: a 2 ms particle-storm program whose 7 rounds' medians
+// ranged from 2.13 to 2.46 ms, six of them within 4%): pooled as independent, its
 // calls would give an interval far narrower than the run can support, and order entries that
 // it cannot. So the interval is the wider of the pooled calls' and the rounds' medians' (with
 // up to 5 rounds, their whole range; order statistics again).
