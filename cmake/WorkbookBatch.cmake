@@ -21,7 +21,7 @@ if(WORKBOOK_BATCH_PROBLEM)
   file(WRITE ${batch_dir}/unsupported.txt "${WORKBOOK_BATCH_PROBLEM}\n")
 else()
   file(REMOVE ${batch_dir}/unsupported.txt)
-  export(TARGETS workbook_common grader_core grader_testing ${lab_tests}
+  export(TARGETS workbook_common grader_core grader_testing grader_remote_wire grader_remote_harness grader_runner ${lab_tests}
          NAMESPACE workbook:: FILE ${batch_dir}/WorkbookExports.cmake)
 
   set(settings "# Written by cmake/WorkbookBatch.cmake: how this build compiles.\n")

@@ -11,7 +11,7 @@
 # Both compile against the official interface header in labs/<lab>/, and both read
 # labs/<lab>/lab.toml at run time (thresholds and points never need a rebuild).
 function(workbook_add_lab lab)
-  cmake_parse_arguments(ARG "" "" "SOURCES;TESTS;SUPPORT" ${ARGN})
+  cmake_parse_arguments(ARG "" "REMOTE" "SOURCES;TESTS;SUPPORT" ${ARGN})
   set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
   set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${lab})
 
@@ -21,6 +21,20 @@ function(workbook_add_lab lab)
   target_include_directories(${lab}-tests PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${lab}-tests PRIVATE grader_testing)
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXPORTED_TARGETS ${lab}-tests)
+
+  # REMOTE remote.cpp: the lab's functions run in a process of their own (grader/remote/): the
+  # file defines them in the test program as calls to the runner, and registers the student's
+  # real functions in the runner, which is the only program that links the student's code.
+  if(ARG_REMOTE)
+    add_library(${lab}-remote-harness OBJECT ${ARG_REMOTE})
+    target_include_directories(${lab}-remote-harness PRIVATE ${lab_dir})
+    target_link_libraries(${lab}-remote-harness PRIVATE grader_remote_harness)
+    add_library(${lab}-remote-runner OBJECT ${ARG_REMOTE})
+    target_include_directories(${lab}-remote-runner PRIVATE ${lab_dir})
+    target_compile_definitions(${lab}-remote-runner PRIVATE WORKBOOK_RUNNER)
+    target_link_libraries(${lab}-remote-runner PRIVATE grader_runner)
+    set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXPORTED_TARGETS ${lab}-remote-runner)
+  endif()
 
   foreach(flavour grade reference)
     if(flavour STREQUAL "grade")
@@ -41,8 +55,24 @@ function(workbook_add_lab lab)
     target_compile_definitions(${flavour}-${lab} PRIVATE
       WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"
       WORKBOOK_SOURCE_DIR="${code_dir}")
-    target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_testing)
     set_target_properties(${flavour}-${lab} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+    if(ARG_REMOTE)
+      # grade-<lab> / reference-<lab> hold the tests only; runner-<lab> / runner-reference-<lab>
+      # hold the code under test.
+      if(flavour STREQUAL "grade")
+        set(runner runner-${lab})
+      else()
+        set(runner runner-reference-${lab})
+      endif()
+      add_executable(${runner} $<TARGET_OBJECTS:${lab}-remote-runner>)
+      target_link_libraries(${runner} PRIVATE grader_runner ${flavour}-${lab}-code)
+      set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+      target_compile_definitions(${flavour}-${lab} PRIVATE WORKBOOK_RUNNER_PROGRAM="$<TARGET_FILE:${runner}>")
+      target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${lab}-remote-harness grader_testing)
+      add_dependencies(${flavour}-${lab} ${runner})
+    else()
+      target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_testing)
+    endif()
   endforeach()
 
   # The project's own tests (label "project"):

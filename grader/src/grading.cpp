@@ -1,5 +1,6 @@
 #include "grader/grading.hpp"
 
+#include "remote/call.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stats.hpp"
@@ -117,6 +118,12 @@ grader::CaseResult run_case(const std::string& exercise, const std::string& kind
   bool fatal = false;
   try {
     body(r);
+  } catch (const remote::CallFailed& e) {
+    // The student's code failed in the runner: this case is charged, and nothing else (a crash
+    // ended only the runner, which the next case starts afresh).
+    r.outcome = e.crashed ? grader::Outcome::Crashed : grader::Outcome::Error;
+    r.detail = e.what();
+    r.metrics = nlohmann::json::object();
   } catch (const workbook::CudaError& e) {
     fatal = e.sticky();
     r.outcome = fatal ? grader::Outcome::Crashed : grader::Outcome::Error;

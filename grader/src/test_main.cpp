@@ -8,8 +8,10 @@
 #include "grader/grading.hpp"
 #include "workbook/contest.hpp"
 #include "workbook/device_query.hpp"
+#include "remote/harness.hpp"
 
 #include <cstdlib>
+#include <sys/prctl.h>
 
 #include <cstring>
 #include <iostream>
@@ -46,6 +48,22 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
   }
+#ifdef WORKBOOK_RUNNER_PROGRAM
+  // The code under test runs in the runner, a child process (grader/remote/). This process keeps
+  // the verdict, so the runner may not read or trace it: not dumpable means no ptrace, no
+  // /proc/<pid>/mem, fd/ or environ for a process of the same user without privileges.
+  ::prctl(PR_SET_DUMPABLE, 0);
+  {
+    remote::HarnessOptions options;
+    const char* runner = std::getenv("WORKBOOK_RUNNER");
+    options.runner = runner && *runner ? runner : WORKBOOK_RUNNER_PROGRAM;
+    options.call_timeout_s = grading::config().number("lab.call_timeout_s").value_or(options.call_timeout_s);
+    remote::configure(options);
+  }
+  struct Shutdown {
+    ~Shutdown() { remote::shutdown(); }
+  } shutdown;
+#endif
   // Catch2 returns the number of failed assertions (v2) or tests (v3); scripts and the grader
   // want 0 (all passed) or 1 (something failed). 70 (a CUDA fault) and 77 (no GPU) are ours.
   return Catch::Session().run(argc, argv) == 0 ? 0 : 1;

@@ -42,6 +42,11 @@ struct CallMeasure {
   double cpu_ms = 0;    // the process's CPU time over the same window
   int threads_before = 0, threads_after = 0;  // the process's threads at the first call, at this one
   std::string wrong;    // check()'s verdict: empty when the output is right
+  // The call ran in another process (ForeignCall, timer.hpp): event_ms, cpu_ms and the threads
+  // are that process's, measured by the harness; host_ms is not measured, and the escape rule,
+  // which compares it with event_ms, does not apply (that process's stream is a blocking one,
+  // which the legacy default stream joins, and its output is checked as soon as it is done).
+  bool foreign = false;
 };
 
 // Why a call does not count, or "" when it does: the rules above, first broken first.

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace workbook {
@@ -60,6 +61,20 @@ private:
 Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
                 const std::function<void()>& before = {}, const std::function<void()>& after = {},
                 const TimingOptions& options = {});
+
+// Work that runs in another process (the grader's harness sends a submission's calls to a
+// runner process: docs/architecture.md, "Two processes") is timed by the code that sends it, on
+// the launching stream, and reported here; time_gpu and time_contest then use that time instead
+// of their own events, which would also count the wait for the other process's reply. Several
+// reports during one call add up.
+struct ForeignCall {
+  double device_ms = 0;  // between the stream's start and stop events around the work
+  double cpu_ms = 0;     // CPU time of the other process over the call
+  int threads = 0;       // its threads after the call
+};
+void report_foreign_call(const ForeignCall& call);
+// What was reported since the last take (and clears it); nullopt when nothing was.
+std::optional<ForeignCall> take_foreign_call();
 
 // The same method for plain host code (the sequential baselines): steady_clock around each call.
 Timing time_host(const std::function<void()>& run, int min_runs, double budget_s, int warmup = 0);

@@ -1,0 +1,21 @@
+// The few CUDA driver functions the two processes need (stream memory operations, the base of an
+// allocation), looked up through the runtime at first use instead of linking libcuda: a program
+// linked against libcuda cannot even start on a machine without the driver, and the test
+// programs must start there to say "SKIPPED: no CUDA GPU".
+#pragma once
+
+#include <cuda.h>
+
+namespace remote::driver {
+
+// Throw std::runtime_error (with the driver's error name) when the call fails.
+void wait_value(CUstream stream, CUdeviceptr address, cuuint32_t value);  // until *address >= value
+void write_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
+// Same, returning the driver's result instead of throwing (the runner reports it).
+CUresult try_wait_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
+CUresult try_write_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
+// The allocation that holds `pointer`; false when it is not device memory.
+bool address_range(CUdeviceptr pointer, CUdeviceptr& base, size_t& size);
+const char* error_name(CUresult result);
+
+}  // namespace remote::driver

@@ -1,0 +1,289 @@
+// The harness's side of remote calls (call.hpp, harness.hpp): it starts the runner with a socket,
+// shares its device memory with it through CUDA IPC handles, and times each call on its own
+// stream between two events:
+//
+//   harness stream:  [inputs, poison, L2 flush]  start  go=seq  . . . . . . . wait done>=seq  stop
+//   runner stream:                                      wait go>=seq  student's work  done=seq
+//
+// The runner's work can begin only after `go` (its stream waits for it) and the harness's clock
+// stops only after `done`, which the runner's stream writes after the work it was given. A runner
+// that signals early finishes nothing sooner: its output is read right after `stop`, and an
+// unfinished output is a wrong one. A call that fails, crashes, or hangs past the call timeout
+// costs that call only: the harness writes `done` itself (so its stream goes on), ends the
+// runner, and starts a fresh one for the next call.
+#include "remote/call.hpp"
+#include "remote/driver.hpp"
+#include "remote/harness.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/timer.hpp"
+
+#include <cuda.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+extern char** environ;
+
+namespace remote {
+namespace {
+
+std::string signal_name(int s) {
+  const char* name = sigabbrev_np(s);
+  return name ? std::string("SIG") + name : std::to_string(s);
+}
+
+// CPU time (all threads, nanosecond clock) and thread count of a process.
+void usage_of(pid_t pid, double& cpu_ms, int& threads) {
+  cpu_ms = 0;
+  threads = 0;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      ++threads;
+      std::ifstream in(dir + "/" + e->d_name + "/schedstat");
+      double ns = 0;
+      if (in >> ns) cpu_ms += ns / 1e6;
+    }
+    ::closedir(d);
+  }
+}
+
+class Harness {
+public:
+  static Harness& get() {
+    static Harness h;
+    return h;
+  }
+  HarnessOptions options;
+  int restarts = 0;
+
+  std::vector<unsigned char> invoke(const char* name, const Writer& arguments, cudaStream_t stream);
+  void stop(bool kill);
+
+private:
+  void start();
+  [[noreturn]] void fail(const std::string& what, std::uint32_t seq, cudaStream_t stream);
+  std::string reap();  // waits for the ended runner: "exited with status 1", "killed by SIGSEGV"
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  Control* control_ = nullptr;
+  cudaStream_t rescue_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::uint32_t seq_ = 0;
+  bool started_once_ = false;
+};
+
+void Harness::start() {
+  if (options.runner.empty()) throw CallFailed("internal: no runner program configured (WORKBOOK_RUNNER)", true);
+  if (!control_) {
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&control_), sizeof(Control)));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&rescue_, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreate(&start_));
+    CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  CUDA_CHECK(cudaMemset(control_, 0, sizeof(Control)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  seq_ = 0;
+
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    throw CallFailed(std::string("socketpair: ") + std::strerror(errno), true);
+  // The runner gets the environment without the grader's own settings (WORKBOOK_*), and the
+  // socket as its only extra descriptor: everything else the harness holds is close-on-exec.
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "WORKBOOK_", 9) != 0) env.emplace_back(*e);
+  env.emplace_back("WORKBOOK_RUNNER_FD=3");
+  std::vector<char*> envp;
+  for (auto& s : env) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string program = options.runner;
+  char* argv[] = {program.data(), nullptr};
+  std::cout.flush();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
+    ::execve(program.c_str(), argv, envp.data());
+    const std::string why = "cannot run " + program + ": " + std::strerror(errno) + "\n";
+    (void)!::write(2, why.data(), why.size());
+    ::_exit(127);
+  }
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    throw CallFailed(std::string("fork: ") + std::strerror(errno), true);
+  }
+  pid_ = pid;
+  fd_ = sv[0];
+  if (started_once_) ++restarts;
+  started_once_ = true;
+
+  Writer hello;
+  hello.put(share_pointer(control_));
+  Type type;
+  std::vector<unsigned char> payload;
+  bool ready = false;
+  std::string why;
+  try {
+    ready = send_message(fd_, Type::Hello, hello) && receive_message(fd_, type, payload, 120000) && type == Type::Hello;
+    if (!ready) why = "did not answer within 120 s";
+  } catch (const std::exception&) {
+    why = reap();
+  }
+  if (!ready) {
+    stop(true);
+    throw CallFailed("the program built from your code did not start: it " + why +
+                         " (code that runs before main, such as a global object's constructor, can end it)",
+                     true);
+  }
+}
+
+std::string Harness::reap() {
+  if (pid_ < 0) return "was not running";
+  int status = 0;
+  for (int i = 0; i < 200; ++i) {  // up to 2 s for it to finish exiting
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+      if (WIFSIGNALED(status)) return "was killed by " + signal_name(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+      return "ended";
+    }
+    ::usleep(10000);
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return "stopped answering";
+}
+
+void Harness::stop(bool kill) {
+  if (pid_ > 0) {
+    if (kill) ::kill(pid_, SIGKILL);
+    else send_message(fd_, Type::Bye, Writer());
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void Harness::fail(const std::string& what, std::uint32_t seq, cudaStream_t stream) {
+  // Unblock the harness's stream, which waits for done >= seq, then end the runner.
+  if (control_) {
+    driver::try_write_value(reinterpret_cast<CUstream>(rescue_), reinterpret_cast<CUdeviceptr>(&control_->done), seq);
+    cudaStreamSynchronize(rescue_);
+    cudaStreamSynchronize(stream);
+  }
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  reap();
+  stop(true);
+  throw CallFailed(what, true);
+}
+
+std::vector<unsigned char> Harness::invoke(const char* name, const Writer& arguments, cudaStream_t stream) {
+  if (pid_ < 0) start();
+  const std::uint32_t seq = ++seq_;
+  CUDA_CHECK(cudaEventRecord(start_, stream));
+  driver::write_value(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(&control_->go), seq);
+  double cpu0 = 0, cpu1 = 0;
+  int threads = 0;
+  usage_of(pid_, cpu0, threads);
+  Writer call;
+  call.put(seq);
+  call.put_string(name);
+  call.put_bytes(arguments.bytes());
+  if (!send_message(fd_, Type::Call, call)) fail(std::string(name) + ": the program running your code " + reap(), seq, stream);
+  driver::wait_value(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(&control_->done), seq);
+  CUDA_CHECK(cudaEventRecord(stop_, stream));
+
+  Type type;
+  std::vector<unsigned char> payload;
+  bool answered = false;
+  try {
+    answered = receive_message(fd_, type, payload, static_cast<int>(options.call_timeout_s * 1000));
+  } catch (const std::exception&) {
+    fail(std::string(name) + ": the program running your code " + reap() + " during this call", seq, stream);
+  }
+  if (!answered) {
+    std::ostringstream why;
+    why << name << " did not finish within " << options.call_timeout_s
+        << " s (a kernel or a loop that never ends?); the call was stopped";
+    fail(why.str(), seq, stream);
+  }
+  std::uint32_t got_seq = 0, status = 0;
+  std::string message;
+  std::vector<unsigned char> value;
+  try {
+    Reader reply(payload);
+    if (type != Type::Reply) throw std::runtime_error("unexpected message");
+    got_seq = reply.get<std::uint32_t>();
+    status = reply.get<std::uint32_t>();
+    message = reply.get_string();
+    value = reply.get_bytes();
+  } catch (const std::exception&) {
+    fail(std::string(name) + ": the program running your code sent a malformed reply", seq, stream);
+  }
+  if (got_seq != seq) fail(std::string(name) + ": the program running your code answered out of turn", seq, stream);
+  if (static_cast<Status>(status) == Status::Crashed)
+    fail(message + " (the CUDA context was lost: this call is charged, the other cases run in a fresh process)", seq, stream);
+  // Ok or Error: the runner wrote done. Should it not have, this still unblocks the stream.
+  driver::try_write_value(reinterpret_cast<CUstream>(rescue_), reinterpret_cast<CUdeviceptr>(&control_->done), seq);
+  CUDA_CHECK(cudaEventSynchronize(stop_));
+  if (static_cast<Status>(status) != Status::Ok) throw CallFailed(message, false);
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  workbook::ForeignCall report;
+  report.device_ms = ms;
+  usage_of(pid_, cpu1, report.threads);
+  report.cpu_ms = cpu1 - cpu0;
+  workbook::report_foreign_call(report);
+  return value;
+}
+
+thread_local cudaStream_t t_call_stream = nullptr;
+thread_local bool t_has_stream = false;
+
+}  // namespace
+
+void configure(const HarnessOptions& options) { Harness::get().options = options; }
+int restarts() { return Harness::get().restarts; }
+void shutdown() { Harness::get().stop(false); }
+
+void note_call_stream(cudaStream_t stream) {
+  t_call_stream = stream;
+  t_has_stream = true;
+}
+
+PointerRef share_pointer(const void* pointer) {
+  PointerRef ref;
+  if (!pointer) return ref;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (!driver::address_range(reinterpret_cast<CUdeviceptr>(pointer), base, size))
+    throw std::runtime_error("internal: a pointer argument is not device memory the harness allocated");
+  CUDA_CHECK(cudaIpcGetMemHandle(&ref.handle, reinterpret_cast<void*>(base)));
+  ref.kind = 1;
+  ref.offset = reinterpret_cast<CUdeviceptr>(pointer) - base;
+  return ref;
+}
+
+std::vector<unsigned char> invoke(const char* name, const Writer& arguments) {
+  // A function without a stream argument (whole programs on host data) is ordered on the
+  // legacy default stream.
+  const cudaStream_t stream = t_has_stream ? t_call_stream : cudaStreamLegacy;
+  t_has_stream = false;
+  return Harness::get().invoke(name, arguments, stream);
+}
+
+}  // namespace remote

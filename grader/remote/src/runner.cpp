@@ -1,0 +1,187 @@
+// The runner: the one process that holds a submission's code. It is started by the harness
+// (client.cpp) with a socket on file descriptor WORKBOOK_RUNNER_FD, opens the control block the
+// harness shares, and then serves calls one at a time:
+//
+//   1. wait on its stream until the harness's stream has written go = seq (inputs ready);
+//   2. call the student's function, which launches on this stream;
+//   3. write done = seq on this stream: the harness's stream waits for it and stops its clock;
+//   4. synchronize the device and reply: ok, the error the call threw, or a crash.
+//
+// Nothing here decides a verdict: the harness times the call on its own stream and checks the
+// outputs itself. The runner's stream is a *blocking* stream, so work a submission puts on the
+// legacy default stream (a launch without a stream argument, a plain cudaMemcpy between two
+// kernels) is ordered with it and timed, as in an ordinary program.
+#include "remote/call.hpp"
+#include "remote/driver.hpp"
+#include "workbook/cuda_check.hpp"
+
+#include <cuda.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <typeinfo>
+
+namespace remote {
+namespace {
+
+std::map<std::string, Invoker>& registry() {
+  static std::map<std::string, Invoker> r;
+  return r;
+}
+
+cudaStream_t g_stream = nullptr;
+
+struct Opened {
+  void* base = nullptr;
+  long last_call = 0;
+};
+std::map<std::string, Opened> g_opened;  // by IPC handle bytes
+long g_call = 0;
+
+std::string key_of(const cudaIpcMemHandle_t& h) { return std::string(reinterpret_cast<const char*>(&h), sizeof h); }
+
+// Memory of calls long past is closed again, so that the harness's freed buffers do not stay
+// alive here; buffers a timing loop reuses stay open.
+void close_stale() {
+  for (auto it = g_opened.begin(); it != g_opened.end();) {
+    if (it->second.last_call < g_call - 2) {
+      cudaIpcCloseMemHandle(it->second.base);
+      it = g_opened.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
+
+std::string driver_error(CUresult r) { return driver::error_name(r); }
+
+// Waits for the next message: spinning for a while first, since the harness's timed calls
+// follow each other closely and a sleeping process can take milliseconds to wake on some hosts
+// (that wake-up would be timed: the harness's clock runs from `go`).
+bool next_message(int fd, Type& type, std::vector<unsigned char>& payload) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < until)
+    if (receive_message(fd, type, payload, 0)) return true;
+  return receive_message(fd, type, payload, -1);
+}
+
+}  // namespace
+
+Registration::Registration(const char* name, Invoker invoker) { registry()[name] = invoker; }
+
+Invoker find(const std::string& name) {
+  const auto it = registry().find(name);
+  if (it == registry().end()) throw std::runtime_error("the runner has no function " + name);
+  return it->second;
+}
+
+cudaStream_t runner_stream() { return g_stream; }
+
+void* open_pointer(const PointerRef& ref) {
+  if (ref.kind == 0) return nullptr;
+  if (ref.kind != 1) throw std::runtime_error("malformed pointer argument");
+  const std::string key = key_of(ref.handle);
+  auto it = g_opened.find(key);
+  if (it == g_opened.end()) {
+    void* base = nullptr;
+    CUDA_CHECK(cudaIpcOpenMemHandle(&base, ref.handle, cudaIpcMemLazyEnablePeerAccess));
+    it = g_opened.emplace(key, Opened{base, g_call}).first;
+  }
+  it->second.last_call = g_call;
+  return static_cast<char*>(it->second.base) + ref.offset;
+}
+
+int serve(int fd) {
+  Type type;
+  std::vector<unsigned char> payload;
+  if (!receive_message(fd, type, payload, -1) || type != Type::Hello) return 2;
+  Reader hello(payload);
+  // The runner waits by sleeping, not spinning, so its CPU time during a call is its own work.
+  cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+  auto* control = static_cast<Control*>(open_pointer(hello.get<PointerRef>()));
+  CUDA_CHECK(cudaStreamCreate(&g_stream));  // blocking: see the top of this file
+  {
+    Writer ready;
+    ready.put<std::int64_t>(::getpid());
+    if (!send_message(fd, Type::Hello, ready)) return 2;
+  }
+  const auto go = reinterpret_cast<CUdeviceptr>(&control->go);
+  const auto done = reinterpret_cast<CUdeviceptr>(&control->done);
+  for (;;) {
+    if (!next_message(fd, type, payload) || type == Type::Bye) return 0;
+    if (type != Type::Call) return 2;
+    Reader call(payload);
+    const auto seq = call.get<std::uint32_t>();
+    const std::string name = call.get_string();
+    const std::vector<unsigned char> arguments = call.get_bytes();
+    ++g_call;
+
+    Status status = Status::Ok;
+    std::string message;
+    Writer value;
+    (void)cudaGetLastError();  // an error of an earlier call is not this one's
+    const CUresult wait = driver::try_wait_value(reinterpret_cast<CUstream>(g_stream), go, seq);
+    if (wait != CUDA_SUCCESS) {
+      status = Status::Crashed;
+      message = "the runner could not wait for the harness (" + driver_error(wait) + ")";
+    } else {
+      try {
+        Reader args(arguments);
+        find(name)(args, value);
+      } catch (const workbook::CudaError& e) {
+        status = e.sticky() ? Status::Crashed : Status::Error;
+        message = e.what();
+      } catch (const std::exception& e) {
+        status = Status::Error;
+        message = std::string(e.what()) + " (" + typeid(e).name() + ")";
+      } catch (...) {
+        status = Status::Error;
+        message = "the call threw something that is not a std::exception";
+      }
+    }
+    if (const cudaError_t launch = cudaGetLastError(); launch != cudaSuccess && status == Status::Ok) {
+      status = workbook::CudaError::is_sticky(launch) ? Status::Crashed : Status::Error;
+      message = "a kernel launch in " + name + " failed: " + error_text(launch) +
+                " (check the grid and block sizes and the shared memory it asks for)";
+    }
+    const CUresult written = driver::try_write_value(reinterpret_cast<CUstream>(g_stream), done, seq);
+    const cudaError_t synced = cudaDeviceSynchronize();
+    if (synced != cudaSuccess && status != Status::Crashed) {
+      status = workbook::CudaError::is_sticky(synced) ? Status::Crashed : Status::Error;
+      message = "the GPU reported " + error_text(synced) + " while running " + name;
+    }
+    if (written != CUDA_SUCCESS && status == Status::Ok) {
+      status = Status::Crashed;
+      message = "the runner could not signal the harness (" + driver_error(written) + ")";
+    }
+    close_stale();
+    Writer reply;
+    reply.put<std::uint32_t>(seq);
+    reply.put<std::uint32_t>(static_cast<std::uint32_t>(status));
+    reply.put_string(message.substr(0, 8000));
+    reply.put_bytes(value.bytes());
+    if (!send_message(fd, Type::Reply, reply)) return 2;
+    if (status == Status::Crashed) return 3;  // the CUDA context is lost: the harness starts a fresh runner
+  }
+}
+
+}  // namespace remote
+
+int main() {
+  const char* fd_text = std::getenv("WORKBOOK_RUNNER_FD");
+  if (!fd_text) {
+    std::cerr << "this program runs a submission's code for the grader's tests; run the lab's grade-<lab> program\n";
+    return 64;
+  }
+  try {
+    return remote::serve(std::atoi(fd_text));
+  } catch (const std::exception& e) {
+    std::cerr << "runner: " << e.what() << '\n';
+    return 2;
+  }
+}
