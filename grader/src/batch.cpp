@@ -169,7 +169,7 @@ StudentResult Batch::grade(const Submission& s) {
   };
 
   // 1. The lab's editable files, and nothing else.
-  const Collected files = collect_files(s, config_.files(), src);
+  const Collected files = collect_files(s, config_.files(), src, {}, lab_allowed_includes(paths_.lab_dir(config_.name()), config_.files(), paths_.source_root / "common" / "include"));
   r.notes = files.notes;
   if (files.rejected) return finish("rejected", files.reason, {RunState::NotGraded, files.reason});
   if (!files.missing.empty()) {

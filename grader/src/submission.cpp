@@ -230,11 +230,23 @@ std::vector<Submission> discover_submissions(const fs::path& folder, std::vector
 }
 
 Collected collect_files(const Submission& submission, const std::vector<std::string>& wanted, const fs::path& dest,
-                        const CollectLimits& limits) {
+                        const CollectLimits& limits, const std::vector<std::string>& allowed_includes) {
   fs::remove_all(dest);
   fs::create_directories(dest);
   Collected c = submission.type == Submission::Type::Folder ? collect_from_folder(submission, wanted, dest, limits)
                                                              : collect_from_archive(submission, wanted, dest, limits);
+  if (!c.rejected) {
+    // The pre-build check, on the copies (the bytes the compiler would read): nothing that could
+    // make the compiler read another file gets as far as a build.
+    std::vector<std::string> allowed = allowed_includes;
+    for (const auto& w : wanted)
+      if (std::find(allowed.begin(), allowed.end(), w) == allowed.end()) allowed.push_back(w);
+    const auto violations = check_include_folder(dest, c.found, allowed);
+    if (!violations.empty()) {
+      c.rejected = true;
+      c.reason = format_violations(violations);
+    }
+  }
   if (c.rejected) {  // nothing of a rejected submission is kept
     fs::remove_all(dest);
     fs::create_directories(dest);

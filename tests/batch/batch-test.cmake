@@ -30,6 +30,19 @@ foreach(name loops segfault forkbomb network allocates writes-outside)
   file(READ ${WORK}/${name}.cu misbehaviour)
   file(WRITE ${subs}/${name}/matmul.cu "${starter}${misbehaviour}")
 endforeach()
+# Attempts to make the compiler read the reference (issue 12), refused by the pre-build check
+# before anything is built: the reference by absolute path, by a relative path that climbs out of
+# the folder batch builds in, through a macro (each the whole matmul.cu), and a #line with a file
+# name before the starter.
+file(RELATIVE_PATH CLIMB ${out}/work/include-climbs/src ${SOLUTION})
+foreach(name include-absolute include-climbs include-macro line-trick)
+  configure_file(${FIXTURES}/${name}.cu.in ${WORK}/${name}.cu @ONLY)  # fills in @SOLUTION@, @CLIMB@
+  file(READ ${WORK}/${name}.cu attempt)
+  if(name STREQUAL "line-trick")
+    string(APPEND attempt "${starter}")
+  endif()
+  file(WRITE ${subs}/${name}/matmul.cu "${attempt}")
+endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -E tar cf ${subs}/good-zip.zip --format=zip matmul.cu
                 WORKING_DIRECTORY ${subs}/good COMMAND_ERROR_IS_FATAL ANY)
 file(WRITE ${WORK}/packed/nested/deep/er/matmul.cu "${solution}")
@@ -71,7 +84,12 @@ set(expect_loops "timed out" "timed out")
 set(expect_segfault "crashed" "SIGSEGV")
 set(expect_forkbomb "crashed" "too many processes")
 set(expect_allocates "crashed" "memory limit")
-set(all_students absolute allocates bomb broken escape forkbomb good good-zip links loops missing nested-tgz network segfault writes-outside)
+set(expect_include-absolute "rejected" "matmul.cu:[0-9]+: #include of an absolute path.*rule: absolute-path")
+set(expect_include-climbs "rejected" "matmul.cu:[0-9]+: #include of a path that climbs out.*rule: climbing-path")
+set(expect_include-macro "rejected" "matmul.cu:[0-9]+: #include of REFERENCE.*rule: computed-include")
+set(expect_line-trick "rejected" "matmul.cu:[0-9]+: #line .*rule: line-file")
+set(all_students absolute allocates bomb broken escape forkbomb good good-zip include-absolute include-climbs include-macro
+    line-trick links loops missing nested-tgz network segfault writes-outside)
 
 set(problems "")
 string(JSON n LENGTH "${results}" students)
@@ -110,8 +128,8 @@ endif()
 file(STRINGS ${out}/gradebook.csv rows)
 list(LENGTH rows n_rows)
 list(GET rows 0 header)
-if(NOT header STREQUAL "student,naive,tiled,total,max_points,status,naive_outcome,tiled_outcome" OR NOT n_rows EQUAL 16)
-  string(APPEND problems "\n  gradebook.csv: header '${header}', ${n_rows} lines (expected 16)")
+if(NOT header STREQUAL "student,naive,tiled,total,max_points,status,naive_outcome,tiled_outcome" OR NOT n_rows EQUAL 20)
+  string(APPEND problems "\n  gradebook.csv: header '${header}', ${n_rows} lines (expected 20)")
 endif()
 
 # Nothing escaped. Only bubblewrap promises a read-only machine; say so when it was not there.
@@ -132,16 +150,16 @@ endif()
 
 # A second run resumes: every result is kept, nothing is graded again.
 execute_process(COMMAND ${GRADER} ${batch_args} RESULT_VARIABLE rc ERROR_VARIABLE log2)
-if(NOT rc EQUAL 0 OR NOT log2 MATCHES "15 already graded" OR NOT log2 MATCHES "graded 0 submissions")
+if(NOT rc EQUAL 0 OR NOT log2 MATCHES "19 already graded" OR NOT log2 MATCHES "graded 0 submissions")
   string(APPEND problems "\n  a second run did not resume (exit ${rc}):\n${log2}")
 endif()
 # --regrade redoes only the students named.
 execute_process(COMMAND ${GRADER} ${batch_args} --regrade missing,broken RESULT_VARIABLE rc ERROR_VARIABLE log3)
-if(NOT rc EQUAL 0 OR NOT log3 MATCHES "13 already graded" OR NOT log3 MATCHES "graded 2 submissions")
+if(NOT rc EQUAL 0 OR NOT log3 MATCHES "17 already graded" OR NOT log3 MATCHES "graded 2 submissions")
   string(APPEND problems "\n  --regrade missing,broken did not regrade exactly those two (exit ${rc}):\n${log3}")
 endif()
 
 if(problems)
   message(FATAL_ERROR "grader batch gave wrong outcomes:${problems}")
 endif()
-message(STATUS "all 15 submissions got the right outcome; protection: ${protection}")
+message(STATUS "all 19 submissions got the right outcome; protection: ${protection}")

@@ -191,3 +191,62 @@ TEST_CASE("a file that is not an archive is rejected with a reason", "[submissio
   CHECK(c.rejected);
   CHECK_FALSE(c.reason.empty());
 }
+
+namespace {
+// What `grader batch` allows a matmul-tiled submission to include.
+std::vector<std::string> matmul_includes() {
+  const fs::path root = WORKBOOK_SOURCE_ROOT;
+  return lab_allowed_includes(root / "labs" / "matmul-tiled", {"matmul.cu"}, root / "common" / "include");
+}
+const fs::path solution = fs::path(WORKBOOK_SOURCE_ROOT) / "solutions" / "matmul-tiled" / "matmul.cu";
+}  // namespace
+
+TEST_CASE("the pre-build check: the reference included by absolute path is rejected, with file, line and rule",
+          "[submission][include_check]") {
+  TempDir t;
+  const fs::path sub = t.path / "cheat";
+  write(sub / "matmul.cu", "// all mine\n#include \"" + solution.string() + "\"\n");
+  const auto c = collect_files({"cheat", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
+  CHECK(c.rejected);
+  INFO(c.reason);
+  CHECK(c.reason.find("matmul.cu:2:") != std::string::npos);
+  CHECK(c.reason.find("absolute path") != std::string::npos);
+  CHECK(c.reason.find("rule: absolute-path") != std::string::npos);
+  CHECK(fs::is_empty(t.path / "out"));  // nothing of it is kept, so nothing is built
+}
+
+TEST_CASE("the pre-build check: a header linked to the reference is no header of the lab", "[submission][include_check]") {
+  TempDir t;
+  const fs::path sub = t.path / "linker";
+  write(sub / "matmul.cu", "#include \"matmul.h\"\n#include \"helper.h\"\n");
+  fs::create_symlink(solution, sub / "helper.h");
+  const auto c = collect_files({"linker", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
+  CHECK(c.rejected);
+  INFO(c.reason);
+  CHECK(c.reason.find("matmul.cu:2:") != std::string::npos);
+  CHECK(c.reason.find("helper.h") != std::string::npos);
+  CHECK(c.reason.find("rule: unlisted-header") != std::string::npos);
+}
+
+TEST_CASE("the pre-build check: an archive whose file climbs out is rejected too", "[submission][include_check]") {
+  TempDir t;
+  make_archive(t.path / "climb.tar.gz", false,
+               {{"climb/matmul.cu", "#include \"matmul.h\"\n#include \"../../../solutions/matmul-tiled/matmul.cu\"\n"}});
+  const auto c = collect_files({"climb", t.path / "climb.tar.gz", Submission::Type::TarGz}, {"matmul.cu"}, t.path / "out", {},
+                               matmul_includes());
+  CHECK(c.rejected);
+  CHECK(c.reason.find("matmul.cu:2:") != std::string::npos);
+  CHECK(c.reason.find("rule: climbing-path") != std::string::npos);
+}
+
+TEST_CASE("the pre-build check: an honest copy of the reference passes", "[submission][include_check]") {
+  TempDir t;
+  const fs::path sub = t.path / "honest";
+  fs::create_directories(sub);
+  fs::copy_file(solution, sub / "matmul.cu");
+  const auto c = collect_files({"honest", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
+  INFO(c.reason);
+  CHECK_FALSE(c.rejected);
+  CHECK(c.found == std::vector<std::string>{"matmul.cu"});
+  CHECK(read(t.path / "out" / "matmul.cu") == read(solution));
+}

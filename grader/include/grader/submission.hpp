@@ -10,6 +10,8 @@
 // archive (../, an absolute path) gets the whole archive rejected as unsafe.
 #pragma once
 
+#include "grader/include_check.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -48,7 +50,12 @@ struct Collected {
 
 // Copies the wanted files (by base name) from the submission into `dest` (created, emptied).
 // Of several copies, the shallowest is taken, and among those the first by path.
+// Then the pre-build check (grader/include_check.hpp) reads every copied file: one that could
+// make the compiler read another file gets the submission rejected, with file, line and rule in
+// `reason`. A quoted include may name a wanted file or one of `allowed_includes` (the lab's
+// headers and common/'s: lab_allowed_includes); with the default, only the wanted files.
 Collected collect_files(const Submission& submission, const std::vector<std::string>& wanted,
-                        const std::filesystem::path& dest, const CollectLimits& limits = {});
+                        const std::filesystem::path& dest, const CollectLimits& limits = {},
+                        const std::vector<std::string>& allowed_includes = {});
 
 }  // namespace grader
