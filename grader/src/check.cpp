@@ -2,6 +2,7 @@
 
 #include "grader/build_log.hpp"
 #include "grader/files.hpp"
+#include "grader/include_check.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/results.hpp"
@@ -25,6 +26,20 @@ std::string device_line() {
   return fmt::format("{} (sm_{}{}, {} SMs, {} MHz, CUDA driver {}.{})", d.name, d.cc_major, d.cc_minor,
                      d.multiprocessors, d.sm_clock_khz / 1000, d.driver_version / 1000,
                      (d.driver_version % 1000) / 10);
+}
+
+// The pre-build check `grader batch` makes (grader/include_check.hpp), so that a student learns
+// the rule here first: the editable files of the working copy (or of solutions/ with
+// --reference) against the lab's headers and common/'s. Empty when nothing is refused.
+std::string refused_includes(const Paths& paths, const LabConfig& config, const std::string& lab, bool reference) {
+  const fs::path dir = reference ? paths.solution_dir(lab) : paths.lab_dir(lab);
+  const auto allowed = lab_allowed_includes(paths.lab_dir(lab), config.files(), paths.source_root / "common" / "include");
+  const auto violations = check_include_folder(dir, config.files(), allowed);
+  if (violations.empty()) return {};
+  std::string text = "rejected before building:";
+  std::istringstream lines(format_violations(violations));
+  for (std::string line; std::getline(lines, line);) text += "\n    " + line;
+  return text;
 }
 
 // Shows progress while the tests run: on a terminal, one line rewritten in place.
@@ -82,6 +97,10 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   const auto no_run = [&](RunState state, const std::string& detail, const std::string& device = "") {
     return finish(build_report(config, {}, RunStatus{state, detail}, seed, device));
   };
+
+  // 0. Nothing that could make the compiler read another file is built (exit 2, as a build error).
+  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty())
+    return no_run(RunState::NotGraded, refused);
 
   // 1. Build the student's code into the lab's test program. A compile error is the student's
   //    to fix: show the compiler's own words, with file and line.
