@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -13,7 +14,9 @@
 #include <map>
 #include <memory>
 #include <sys/stat.h>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -170,6 +173,114 @@ private:
   std::string dir_, procs_;
 };
 
+// The child's stdout and stderr, drained by a thread of its own, continuously. The wait loop of
+// run_process sleeps up to 100 ms between polls and scans /proc for the watches; had it also been
+// the reader, a child writing gigabytes would sit blocked on a full 64 KiB pipe most of the time
+// and turn into "timed out". A thread (rather than poll() folded into the wait loop) keeps the
+// pipe empty whatever the loop is doing, and keeps the loop as it was. It sleeps in poll() on the
+// pipe and on a wake-up pipe, writes the first `limit` bytes to the output file and reads the
+// rest into its buffer and drops it, so the child runs at full speed and ends normally. It ends
+// by itself at end of file (every writer gone), or when finish() wakes it after the child's tree
+// is killed: then it takes what is left in the pipe (for at most a second, in case an escaped
+// process still writes) and stops. Should no thread start, pump() drains from the wait loop as
+// before.
+class OutputDrain {
+public:
+  OutputDrain(int in, int out, std::size_t limit) : in_(in), out_(out), limit_(limit), buffer_(256 * 1024) {
+    ::fcntl(in_, F_SETFL, O_NONBLOCK);
+    (void)::fcntl(in_, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups; the default 64 KiB where refused
+    if (::pipe2(wake_, O_CLOEXEC) != 0) return;
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+      close_wake();
+    }
+  }
+  ~OutputDrain() {
+    finish();
+    close_wake();
+  }
+  OutputDrain(const OutputDrain&) = delete;
+  OutputDrain& operator=(const OutputDrain&) = delete;
+
+  bool threaded() const { return thread_.joinable(); }
+  // Without a thread: reads what is in the pipe now (called from the wait loop).
+  void pump() {
+    if (!threaded()) read_some(std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+  }
+  // The child's tree is gone: whatever is left, then the thread ends. Idempotent.
+  void finish() {
+    if (thread_.joinable()) {
+      const char c = 0;
+      (void)!::write(wake_[1], &c, 1);
+      thread_.join();
+    } else if (!finished_) {
+      read_some(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+    }
+    finished_ = true;
+  }
+  bool truncated() const { return truncated_; }  // after finish()
+
+private:
+  void close_wake() {
+    for (int& fd : wake_) {
+      if (fd >= 0) ::close(fd);
+      fd = -1;
+    }
+  }
+
+  // Reads until the pipe is empty, at end of file (then returns false) or past `deadline`.
+  bool read_some(std::chrono::steady_clock::time_point deadline) {
+    for (;;) {
+      const ssize_t n = ::read(in_, buffer_.data(), buffer_.size());
+      if (n > 0) {
+        keep(static_cast<std::size_t>(n));
+        if (std::chrono::steady_clock::now() > deadline) return true;
+        continue;
+      }
+      if (n == 0) return false;
+      if (errno == EINTR) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK;
+    }
+  }
+
+  void keep(std::size_t n) {
+    std::size_t k = n;
+    if (limit_ > 0 && kept_ + k > limit_) {
+      k = kept_ < limit_ ? limit_ - kept_ : 0;
+      truncated_ = true;
+    }
+    for (std::size_t done = 0; done < k;) {
+      const ssize_t w = ::write(out_, buffer_.data() + done, k - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;  // the log cannot be written: the output is dropped, the child runs on
+      done += static_cast<std::size_t>(w);
+    }
+    kept_ += k;
+  }
+
+  void run() {
+    pollfd fds[2] = {{in_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    for (;;) {
+      if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
+      if (fds[1].revents != 0) break;  // finish(): take what is left, below
+      // A slice at a time, so that a wake-up is seen even while an escaped writer never stops.
+      const auto slice = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+      if (fds[0].revents != 0 && !read_some(slice)) return;  // end of file
+    }
+    read_some(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+  }
+
+  int in_, out_;
+  std::size_t limit_;
+  std::vector<char> buffer_;
+  int wake_[2] = {-1, -1};
+  std::thread thread_;
+  std::size_t kept_ = 0;
+  bool truncated_ = false;
+  bool finished_ = false;
+};
+
 }  // namespace
 
 ProcessResult run_process(const ProcessOptions& options) {
@@ -288,28 +399,13 @@ ProcessResult run_process(const ProcessOptions& options) {
   }
   ::close(status_pipe[0]);
 
-  std::size_t kept = 0;
-  const auto drain = [&] {
-    if (out_pipe[0] < 0) return;
-    char buffer[65536];
-    for (;;) {
-      const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
-      if (n <= 0) break;
-      std::size_t keep = static_cast<std::size_t>(n);
-      if (limits.output_bytes > 0 && kept + keep > limits.output_bytes) {
-        keep = kept < limits.output_bytes ? limits.output_bytes - kept : 0;
-        result.output_truncated = true;
-      }
-      if (keep > 0) (void)!::write(out_fd, buffer, keep);
-      kept += keep;
-    }
-  };
-  if (out_pipe[0] >= 0) ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+  std::unique_ptr<OutputDrain> drain;
+  if (out_pipe[0] >= 0) drain = std::make_unique<OutputDrain>(out_pipe[0], out_fd, limits.output_bytes);
 
   int status = 0;
   const bool watch = limits.memory_bytes > 0 || limits.max_processes > 0;
   for (int tick = 0;; ++tick) {
-    drain();
+    if (drain) drain->pump();  // only where no drain thread could start
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) break;
@@ -341,7 +437,11 @@ ProcessResult run_process(const ProcessOptions& options) {
   // Whatever the child left behind (a forked helper) goes too.
   kill_tree(pid);
   if (cgroup) cgroup->kill_all();
-  drain();
+  if (drain) {
+    drain->finish();
+    result.output_truncated = drain->truncated();
+    drain.reset();
+  }
   if (out_pipe[0] >= 0) ::close(out_pipe[0]);
   if (result.output_truncated && out_fd >= 0) {
     const std::string note = "\n[output truncated: more than " + std::to_string(limits.output_bytes) + " bytes]\n";

@@ -168,3 +168,26 @@ TEST_CASE("a fork bomb is capped by the kernel and killed, however fast it forks
   // ordinary users only), the watch alone kills it.
   if (r.kernel_capped) CHECK(r.peak_processes <= 16 + 32 + 1);
 }
+
+TEST_CASE("an output flood is drained at full speed: capped, and the child ends normally", "[process][limits]") {
+  // 2 GiB to stdout with 1 MiB kept: were the pipe read only between polls of the wait loop, the
+  // child would spend most of its time blocked on a full pipe and be killed as "timed out".
+  const auto log = temp_path("flood.log");
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "head -c 2147483648 /dev/zero; echo done >&2"};
+  o.output_file = log;
+  o.limits.output_bytes = 1u << 20;
+  o.timeout_s = 60;
+  const auto r = run_process(o);
+  INFO(r.describe() << " after " << r.seconds << " s");
+  CHECK(r.ok());
+  CHECK(r.exit_code == 0);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.output_truncated);
+  CHECK(r.seconds < 60);
+  const auto size = std::filesystem::file_size(log);
+  CHECK(size >= (1u << 20));
+  CHECK(size < (1u << 20) + 200);  // the first MiB and the note, nothing of the rest
+  CHECK(tail_of_file(log, 200).find("[output truncated: more than 1048576 bytes]") != std::string::npos);
+  std::filesystem::remove(log);
+}
