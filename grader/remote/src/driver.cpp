@@ -26,6 +26,7 @@ struct Table {
   decltype(&cuStreamWaitValue32) wait = entry<decltype(&cuStreamWaitValue32)>("cuStreamWaitValue32");
   decltype(&cuStreamWriteValue32) write = entry<decltype(&cuStreamWriteValue32)>("cuStreamWriteValue32");
   decltype(&cuMemGetAddressRange) range = entry<decltype(&cuMemGetAddressRange)>("cuMemGetAddressRange");
+  decltype(&cuPointerGetAttribute) attribute = entry<decltype(&cuPointerGetAttribute)>("cuPointerGetAttribute");
   decltype(&cuGetErrorName) name = entry<decltype(&cuGetErrorName)>("cuGetErrorName");
 };
 
@@ -54,6 +55,11 @@ void write_value(CUstream stream, CUdeviceptr address, cuuint32_t value) {
 }
 bool address_range(CUdeviceptr pointer, CUdeviceptr& base, size_t& size) {
   return table().range(&base, &size, pointer) == CUDA_SUCCESS;
+}
+unsigned long long buffer_id(CUdeviceptr pointer) {
+  unsigned long long id = 0;
+  check(table().attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, pointer), "cuPointerGetAttribute(BUFFER_ID)");
+  return id;
 }
 const char* error_name(CUresult result) {
   const char* name = nullptr;

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 extern char** environ;
@@ -272,7 +273,17 @@ PointerRef share_pointer(const void* pointer) {
   size_t size = 0;
   if (!driver::address_range(reinterpret_cast<CUdeviceptr>(pointer), base, size))
     throw std::runtime_error("internal: a pointer argument is not device memory the harness allocated");
-  CUDA_CHECK(cudaIpcGetMemHandle(&ref.handle, reinterpret_cast<void*>(base)));
+  // One handle per allocation, asked for once: the runner knows an allocation by its handle, and
+  // opening one allocation twice under two handles fails (cudaErrorAlreadyMapped).
+  static std::map<unsigned long long, cudaIpcMemHandle_t> handles;
+  const unsigned long long id = driver::buffer_id(base);
+  auto it = handles.find(id);
+  if (it == handles.end()) {
+    cudaIpcMemHandle_t handle;
+    CUDA_CHECK(cudaIpcGetMemHandle(&handle, reinterpret_cast<void*>(base)));
+    it = handles.emplace(id, handle).first;
+  }
+  ref.handle = it->second;
   ref.kind = 1;
   ref.offset = reinterpret_cast<CUdeviceptr>(pointer) - base;
   return ref;

@@ -37,6 +37,7 @@ cudaStream_t g_stream = nullptr;
 struct Opened {
   void* base = nullptr;
   long last_call = 0;
+  bool pinned = false;  // the control block: open for the runner's whole life
 };
 std::map<std::string, Opened> g_opened;  // by IPC handle bytes
 long g_call = 0;
@@ -47,7 +48,7 @@ std::string key_of(const cudaIpcMemHandle_t& h) { return std::string(reinterpret
 // alive here; buffers a timing loop reuses stay open.
 void close_stale() {
   for (auto it = g_opened.begin(); it != g_opened.end();) {
-    if (it->second.last_call < g_call - 2) {
+    if (!it->second.pinned && it->second.last_call < g_call - 2) {
       cudaIpcCloseMemHandle(it->second.base);
       it = g_opened.erase(it);
     } else {
@@ -103,7 +104,9 @@ int serve(int fd) {
   Reader hello(payload);
   // The runner waits by sleeping, not spinning, so its CPU time during a call is its own work.
   cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
-  auto* control = static_cast<Control*>(open_pointer(hello.get<PointerRef>()));
+  const PointerRef control_ref = hello.get<PointerRef>();
+  auto* control = static_cast<Control*>(open_pointer(control_ref));
+  g_opened[key_of(control_ref.handle)].pinned = true;
   CUDA_CHECK(cudaStreamCreate(&g_stream));  // blocking: see the top of this file
   {
     Writer ready;

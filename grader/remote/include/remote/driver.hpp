@@ -16,6 +16,9 @@ CUresult try_wait_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
 CUresult try_write_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
 // The allocation that holds `pointer`; false when it is not device memory.
 bool address_range(CUdeviceptr pointer, CUdeviceptr& base, size_t& size);
+// A number that identifies the allocation holding `pointer` for the process's whole life
+// (CU_POINTER_ATTRIBUTE_BUFFER_ID): unlike its address, never reused after a free.
+unsigned long long buffer_id(CUdeviceptr pointer);
 const char* error_name(CUresult result);
 
 }  // namespace remote::driver
