@@ -48,9 +48,16 @@ bool has_performance(const ExerciseConfig& ex) {
   const auto it = ex.points.find("performance");
   return it != ex.points.end() && it->second > 0;
 }
-bool correct(const std::string& exercise, const std::vector<CaseResult>& untimed) {
-  for (const auto& c : untimed)
-    if (c.exercise == exercise && c.kind == "correctness" && !c.passed()) return false;
+// Every check of the exercise that carries points, other than its timing, passed: correctness,
+// static, a whole program's output, its transfers. A fast program that is wrong anywhere earns
+// no performance points and no place on a leaderboard. Kinds worth no points (particle-storm's
+// tiers, shown for information) do not gate.
+bool correct(const ExerciseConfig& ex, const std::vector<CaseResult>& untimed) {
+  for (const auto& c : untimed) {
+    if (c.exercise != ex.name || c.kind == "performance" || c.passed()) continue;
+    const auto points = ex.points.find(c.kind);
+    if (points != ex.points.end() && points->second > 0) return false;
+  }
   return true;
 }
 }  // namespace
@@ -77,13 +84,13 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
       if (kr.cases.empty() && only_recorded) continue;
       // A wrong kernel's time means nothing: performance counts only for a correct exercise.
       // (When the run crashed before its timed cases, the "did not get this far" below says more.)
-      if (kind == "performance" && !correct(ex.name, results) && !(kr.cases.empty() && run.state != RunState::Completed)) {
+      if (kind == "performance" && !correct(ex, results) && !(kr.cases.empty() && run.state != RunState::Completed)) {
         CaseResult not_graded;
         not_graded.exercise = ex.name;
         not_graded.kind = kind;
         not_graded.name = "timed cases";
         not_graded.outcome = Outcome::NotRun;
-        not_graded.detail = "not graded: performance counts only when every correctness case of the exercise passes";
+        not_graded.detail = "not graded: performance counts only when every other check of the exercise passes";
         kr.cases = {not_graded};
       }
       int planned = 0;
@@ -136,7 +143,7 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
 std::vector<std::string> exercises_to_time(const LabConfig& config, const std::vector<CaseResult>& untimed) {
   std::vector<std::string> names;
   for (const auto& ex : config.exercises())
-    if (has_performance(ex) && correct(ex.name, untimed)) names.push_back(ex.name);
+    if (has_performance(ex) && correct(ex, untimed)) names.push_back(ex.name);
   return names;
 }
 

@@ -51,14 +51,13 @@ TEST_CASE("all cases passed: full points, exit status 0", "[report]") {
 TEST_CASE("each kind's points are shared by its cases: partial credit", "[report]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
   auto results = all_passing();
-  results[4].outcome = Outcome::Incorrect;  // tiled static: 0 of 1 -> 0 of 5
   results[6].outcome = Outcome::TooSlow;    // tiled performance: 1 of 2 -> 10 of 20
   const auto r = build_report(config, results, {}, 7, "GPU");
   CHECK_FALSE(r.passed());
   CHECK(exit_status(r) == 1);
   CHECK(r.exercises[0].points_earned == 40);
-  CHECK(r.exercises[1].points_earned == 30);
-  CHECK(r.points_earned == 70);
+  CHECK(r.exercises[1].points_earned == 35);
+  CHECK(r.points_earned == 75);
   // Kinds in natural order whatever order lab.toml's table gave them.
   CHECK(r.exercises[1].kinds[0].kind == "correctness");
   CHECK(r.exercises[1].kinds[1].kind == "static");
@@ -76,7 +75,28 @@ TEST_CASE("performance earns nothing while a correctness case of the exercise fa
   REQUIRE(perf.kind == "performance");
   REQUIRE(perf.cases.size() == 1);
   CHECK(perf.cases[0].outcome == Outcome::NotRun);
-  CHECK(perf.cases[0].detail.find("every correctness case") != std::string::npos);
+  CHECK(perf.cases[0].detail.find("every other check") != std::string::npos);
+}
+
+TEST_CASE("performance is gated on every check that carries points, static ones and whole programs too", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  auto results = all_passing();
+  results[4].outcome = Outcome::Incorrect;  // tiled static: no __shared__ tiles
+  CHECK(exercises_to_time(config, results) == std::vector<std::string>{"naive"});
+  const auto r = build_report(config, results, {}, 7, "GPU");
+  const auto& perf = r.exercises[1].kinds[2];
+  REQUIRE(perf.kind == "performance");
+  CHECK(perf.cases[0].outcome == Outcome::NotRun);
+  CHECK(r.exercises[1].points_earned == 20);  // correctness only: no static, no performance
+  // A kind the configuration does not give points to is information, not a gate.
+  results[4].outcome = Outcome::Passed;
+  results.push_back(make("tiled", "program", "storms/borders", Outcome::Incorrect));
+  CHECK(exercises_to_time(config, results) == std::vector<std::string>{"naive", "tiled"});
+  // particle-storm's whole program is a check with points: a wrong program gates the timing.
+  std::string lab = kLab;
+  lab.replace(lab.find("static = 5"), 10, "program = 5");
+  const auto with_program = LabConfig::parse(lab, "lab.toml");
+  CHECK(exercises_to_time(with_program, results) == std::vector<std::string>{"naive"});
 }
 
 TEST_CASE("only exercises whose correctness passed are timed", "[report]") {

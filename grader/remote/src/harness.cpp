@@ -15,6 +15,7 @@
 #include "remote/driver.hpp"
 #include "remote/harness.hpp"
 #include "workbook/cuda_check.hpp"
+#include "workbook/device_buffer.hpp"
 #include "workbook/timer.hpp"
 
 #include <cuda.h>
@@ -24,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -212,7 +214,13 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   std::vector<unsigned char> payload;
   bool answered = false;
   try {
-    answered = receive_message(fd_, type, payload, static_cast<int>(options.call_timeout_s * 1000));
+    // Spin for the reply first: the runner's CPU time is read as soon as it answers, and a
+    // sleeping harness can take milliseconds to wake, which the runner (spinning for its next
+    // call) would spend on CPU and be charged for.
+    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!answered && std::chrono::steady_clock::now() < spin_until)
+      answered = receive_message(fd_, type, payload, 0);
+    if (!answered) answered = receive_message(fd_, type, payload, static_cast<int>(options.call_timeout_s * 1000));
   } catch (const std::exception&) {
     fail(std::string(name) + ": the program running your code " + reap() + " during this call", seq, stream);
   }
@@ -222,6 +230,7 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
         << " s (a kernel or a loop that never ends?); the call was stopped";
     fail(why.str(), seq, stream);
   }
+  usage_of(pid_, cpu1, threads);
   std::uint32_t got_seq = 0, status = 0;
   std::string message;
   std::vector<unsigned char> value;
@@ -246,7 +255,7 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
   workbook::ForeignCall report;
   report.device_ms = ms;
-  usage_of(pid_, cpu1, report.threads);
+  report.threads = threads;
   report.cpu_ms = cpu1 - cpu0;
   workbook::report_foreign_call(report);
   return value;
@@ -257,7 +266,10 @@ thread_local bool t_has_stream = false;
 
 }  // namespace
 
-void configure(const HarnessOptions& options) { Harness::get().options = options; }
+void configure(const HarnessOptions& options) {
+  Harness::get().options = options;
+  workbook::use_whole_blocks(true);  // device_buffer.hpp says why
+}
 int restarts() { return Harness::get().restarts; }
 void shutdown() { Harness::get().stop(false); }
 
