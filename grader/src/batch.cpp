@@ -14,7 +14,9 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -114,13 +116,21 @@ public:
 
 private:
   StudentResult grade(const Submission& s);
-  Phase run_phase(const Submission& s, const fs::path& program, const std::string& filter, bool exclusive);
+  Phase run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
+                  const std::string& filter, bool exclusive);
   void record(const StudentResult& r);
   void write_gradebook();
   nlohmann::json run_info() const;
   std::string overrides_env() const;  // the override files, absolute, ':'-separated
   // The repository and the build: shown read-only inside the sandbox even where they live
   // under /tmp, which the sandbox replaces with an empty one.
+  std::vector<fs::path> hidden_from_submission() const {
+    return hidden_from_submissions(paths_, config_.name(), {fs::absolute(o_.submissions), fs::absolute(o_.out)});
+  }
+  std::vector<fs::path> shown_objects() const {
+    const fs::path dir = fs::absolute(paths_.build_root) / "grader" / "labs" / config_.name() / "CMakeFiles";
+    return {dir / (config_.name() + "-tests.dir"), dir / (config_.name() + "-remote-runner.dir")};
+  }
   std::vector<fs::path> base_folders() const {
     return {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
   }
@@ -195,8 +205,11 @@ StudentResult Batch::grade(const Submission& s) {
   else if (!first_architecture_.empty()) configure_args.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
   // The build runs in the sandbox too: the compiler reads only what any submission could see,
   // never another student's work, and writes only the build folder.
-  const std::vector<fs::path> hidden = {fs::absolute(o_.submissions), fs::absolute(o_.out)};
-  configure.argv = sandbox_.wrap(configure_args, {build}, hidden, {src}, base_folders());
+  const std::vector<fs::path> hidden = hidden_from_submission();
+  std::vector<fs::path> shown = {src};
+  for (const auto& d : shown_objects())
+    if (fs::exists(d)) shown.push_back(d);
+  configure.argv = sandbox_.wrap(configure_args, {build}, hidden, shown, base_folders());
   configure.output_file = dir / "build.log";
   configure.timeout_s = o_.build_timeout_s;
   configure.cancel = &g_interrupted;
@@ -204,7 +217,7 @@ StudentResult Batch::grade(const Submission& s) {
   auto built = run_process(configure);
   if (built.ok()) {
     ProcessOptions compile;
-    compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "-j", "2"}, {build}, hidden, {src},
+    compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "-j", "2"}, {build}, hidden, shown,
                                  base_folders());
     compile.output_file = dir / "compile.log";
     compile.timeout_s = o_.build_timeout_s;
@@ -231,15 +244,18 @@ StudentResult Batch::grade(const Submission& s) {
   // 3. Run: correctness and static checks (GPU shared), then the timed cases (GPU alone).
   fs::remove_all(run);
   fs::create_directories(run);
-  const fs::path program = build / "grade-submission";
-  Phase checks = run_phase(s, program, "~[performance]", false);
+  const SubmissionProgram program = submission_program(paths_, config_.name(), build);
+  // The results go to a file outside the sandbox's view, handed to the test program as a
+  // descriptor: nothing in the sandbox can find it by name (results.hpp).
+  const fs::path results = dir / "results.jsonl";
+  fs::remove(results);
+  Phase checks = run_phase(s, program, results, "~[performance]", false);
   RunStatus status = status_of(checks, run / "checks.log");
-  const fs::path results = run / "results.jsonl";
   if (status.state == RunState::Completed) {
     // Only correct exercises are timed: the GPU is the batch's one serial resource.
     const auto exercises = exercises_to_time(config_, read_results(results));
     if (!exercises.empty()) {
-      Phase timed = run_phase(s, program, timed_filter(exercises), true);
+      Phase timed = run_phase(s, program, results, timed_filter(exercises), true);
       status = status_of(timed, run / "timed.log");
     }
   }
@@ -252,21 +268,22 @@ StudentResult Batch::grade(const Submission& s) {
   return r;
 }
 
-Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::string& filter, bool exclusive) {
+Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
+                       const std::string& filter, bool exclusive) {
   const fs::path dir = work_ / s.student;
   const fs::path run = dir / "run";
   const bool timed = exclusive;
   // Inside the sandbox, the submissions and the results are hidden; this submission's own
   // sources and program are shown read-only, its scratch folder read-write.
   SandboxedRun sr;
-  sr.argv = {program.string(), filter};
+  sr.argv = {program.program.string(), filter};
   sr.run_dir = run;
   sr.readable = {dir / "src", dir / "build"};
+  if (program.program.parent_path() != dir / "build") sr.readable.push_back(fs::absolute(program.program));  // the harness
   for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
-  sr.hidden = {fs::absolute(o_.submissions), fs::absolute(o_.out)};
+  sr.hidden = hidden_from_submission();
   sr.base = base_folders();
   sr.env = {{"WORKBOOK_SEED", std::to_string(seed_)},
-           {"WORKBOOK_RESULTS", (run / "results.jsonl").string()},
            {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
            {"WORKBOOK_SOURCE_DIR", (dir / "src").string()},
            {"WORKBOOK_CACHE_DIR", cache_dir().string()},
@@ -277,12 +294,18 @@ Phase Batch::run_phase(const Submission& s, const fs::path& program, const std::
   sr.limits.memory_bytes = o_.memory_bytes;
   sr.limits.max_processes = o_.max_processes;
   sr.limits.output_bytes = 4 << 20;
+  for (const auto& [name, value] : program.env) sr.env[name] = value;
+  const int results_fd = ::open(results.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (results_fd < 0) throw std::runtime_error("cannot write " + results.string());
+  sr.env["WORKBOOK_RESULTS_FD"] = std::to_string(results_fd);
   ProcessOptions p = sandboxed_process(sandbox_, sr);
   p.cancel = &g_interrupted;
+  p.pass_fds[results_fd] = results_fd;
 
   Phase phase;
   if (exclusive) gate_.lock(); else gate_.lock_shared();
   phase.process = run_process(p);
+  ::close(results_fd);
   if (exclusive) gate_.unlock(); else gate_.unlock_shared();
   // Under bubblewrap the program is bwrap's child, and bwrap exits with 128 + the signal that
   // killed it, as a shell does: report the signal.
@@ -484,6 +507,23 @@ int Batch::run() {
 }
 
 }  // namespace
+
+std::vector<fs::path> hidden_from_submissions(const Paths& paths, const std::string& lab, std::vector<fs::path> also) {
+  const fs::path src = fs::absolute(paths.source_root), bld = fs::absolute(paths.build_root);
+  for (const auto& p : {src / "solutions", src / "tests", src / "docs", src / "grader" / "labs", bld / "bin",
+                        bld / "grader" / "labs"})
+    also.push_back(p);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(src / "labs", ec))
+    if (e.path().filename() != lab) also.push_back(e.path());
+  return also;
+}
+
+SubmissionProgram submission_program(const Paths& paths, const std::string& lab, const fs::path& build) {
+  if (fs::exists(build / "runner"))
+    return {paths.test_program(lab, false), {{"WORKBOOK_RUNNER", (build / "runner").string()}}};
+  return {build / "grade-submission", {}};
+}
 
 int run_batch(const Paths& paths, const BatchOptions& options) {
   LabConfig config = load_lab(paths, options.lab, options.overrides);

@@ -12,11 +12,30 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace grader {
+
+// The program that grades a submission built in `build`: this build's test program (the
+// harness) with the submission's runner, for labs whose code runs in a process of its own
+// (grader/remote/); else the submission's own test program (tests and code linked together).
+struct SubmissionProgram {
+  std::filesystem::path program;
+  std::map<std::string, std::string> env;  // WORKBOOK_RUNNER, WORKBOOK_SOURCE_DIR's companions
+};
+SubmissionProgram submission_program(const Paths& paths, const std::string& lab, const std::filesystem::path& build);
+
+// What a submission's build and run must not see (hermetic grading: a grade comes from the
+// student's own code or not at all), besides `also` (the submissions, the results): the reference
+// solutions, the graders' test sources, the project's tests and docs, the other labs; in the
+// build tree the programs (the reference's runner among them) and the labs' compiled code. The
+// caller shows again, read-only, what one run needs (the harness program, the objects a
+// submission's program links).
+std::vector<std::filesystem::path> hidden_from_submissions(const Paths& paths, const std::string& lab,
+                                                           std::vector<std::filesystem::path> also);
 
 struct BatchOptions {
   std::string lab;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <fcntl.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -49,7 +50,14 @@ void init(const Defaults& defaults) {
 
   const std::string seed = env("WORKBOOK_SEED");
   ctx->seed = seed.empty() ? workbook::fresh_seed() : std::stoull(seed);
-  if (const std::string results = env("WORKBOOK_RESULTS"); !results.empty()) ctx->results.emplace(results);
+  if (const std::string fd = env("WORKBOOK_RESULTS_FD"); !fd.empty()) {
+    // Close-on-exec: the runner this program starts must not inherit it (results.hpp says why).
+    const int n = std::stoi(fd);
+    if (::fcntl(n, F_SETFD, FD_CLOEXEC) != 0) throw std::runtime_error("WORKBOOK_RESULTS_FD=" + fd + " is not open");
+    ctx->results.emplace(n);
+  } else if (const std::string results = env("WORKBOOK_RESULTS"); !results.empty()) {
+    ctx->results.emplace(std::filesystem::path(results));
+  }
   const std::string sources = env("WORKBOOK_SOURCE_DIR");
   ctx->source_dir = sources.empty() ? defaults.source_dir : std::filesystem::path(sources);
 
@@ -93,7 +101,11 @@ void record_leaderboard(const std::string& exercise, const std::string& entry, c
     calls.push_back({{"event_ms", m.event_ms}, {"host_ms", m.host_ms}, {"cpu_ms", m.cpu_ms},
                      {"threads", m.threads_after}, {"wrong", m.wrong}});
   j["calls"] = calls;
-  if (const std::string out = env("WORKBOOK_LEADERBOARD_OUT"); !out.empty()) {
+  if (const std::string fd = env("WORKBOOK_LEADERBOARD_OUT_FD"); !fd.empty()) {
+    const int n = std::stoi(fd);
+    ::fcntl(n, F_SETFD, FD_CLOEXEC);  // not for the runner
+    grader::ResultsWriter(n).write_line(j.dump());
+  } else if (const std::string out = env("WORKBOOK_LEADERBOARD_OUT"); !out.empty()) {
     std::ofstream f(out, std::ios::app);
     f << j.dump() << '\n' << std::flush;
     if (!f) throw std::runtime_error("cannot append to " + out);

@@ -1,5 +1,8 @@
 #include "leaderboard_run.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "grader/files.hpp"
 #include "grader/forbidden_api.hpp"
 #include "grader/gradebook.hpp"
@@ -35,6 +38,7 @@ struct Entry {
   std::string name;
   bool reference = false;
   fs::path program, src, build;  // src and build: shown read-only in the sandbox
+  std::map<std::string, std::string> env;  // the runner's path, for a harness with a runner
   // Each round's timed calls, one vector per round (each round is a process of its own).
   using Rounds = std::vector<std::vector<double>>;
   Rounds rounds;
@@ -159,7 +163,9 @@ void Leaderboard::time_once(Entry& e, int round) {
   if (!e.invalid.empty()) return;  // one broken rule is enough
   const fs::path dir = runs_dir_ / e.name;
   fs::create_directories(dir);
-  const fs::path out = dir / fmt::format("round-{}.jsonl", round);
+  // Outside the run's folder, which is the only one the sandbox shows writable, and handed over
+  // as a descriptor: the submission's code cannot find it (results.hpp).
+  const fs::path out = runs_dir_ / fmt::format("{}-round-{}.jsonl", e.name, round);
   fs::remove(out);
   std::string overrides;
   for (const auto& path : o_.batch.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(path).string();
@@ -168,15 +174,20 @@ void Leaderboard::time_once(Entry& e, int round) {
   run.run_dir = dir;
   if (!e.src.empty()) run.readable = {e.src, e.build};
   for (const auto& path : o_.batch.overrides) run.readable.push_back(fs::absolute(path));
-  run.hidden = {fs::absolute(o_.batch.submissions), fs::absolute(o_.out)};
+  run.hidden = hidden_from_submissions(paths_, config_.name(), {fs::absolute(o_.batch.submissions), fs::absolute(o_.out)});
+  run.readable.push_back(fs::absolute(e.program));
+  if (e.reference) run.readable.push_back(fs::absolute(paths_.build_root) / "bin");  // its runner
   run.base = {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
   run.env = {{"WORKBOOK_SEED", std::to_string(seed_ + static_cast<std::uint64_t>(round))},
-             {"WORKBOOK_LEADERBOARD_OUT", out.string()},
              {"WORKBOOK_LEADERBOARD_CALLS", std::to_string(calls_)},
              {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
              {"WORKBOOK_OVERRIDES", overrides}};
   if (!e.src.empty()) run.env["WORKBOOK_SOURCE_DIR"] = e.src.string();
   if (e.reference) run.env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
+  for (const auto& [name, value] : e.env) run.env[name] = value;
+  const int out_fd = ::open(out.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (out_fd < 0) throw std::runtime_error("cannot write " + out.string());
+  run.env["WORKBOOK_LEADERBOARD_OUT_FD"] = std::to_string(out_fd);
   run.log = dir / fmt::format("round-{}.log", round);
   run.timeout_s = o_.batch.run_timeout_s.value_or(config_.timeout_s());
   run.limits.file_bytes = 64ull << 20;
@@ -185,8 +196,10 @@ void Leaderboard::time_once(Entry& e, int round) {
   run.limits.output_bytes = 1 << 20;
   // The reference too runs in the sandbox: tiers and students timed under the same conditions.
   // (Outside it, the reference measured 0.2-0.4% faster than copies of it inside, on the H100.)
-  const ProcessOptions p = sandboxed_process(sandbox_, run);
+  ProcessOptions p = sandboxed_process(sandbox_, run);
+  p.pass_fds[out_fd] = out_fd;
   const auto r = run_process(p);
+  ::close(out_fd);
   bool any = false;
   for (const auto& rec : read_recorded(out, exercise_)) {
     if (rec.entry == "self") {
@@ -263,7 +276,9 @@ int Leaderboard::run() {
       e.name = s.student;
       e.src = src;
       e.build = fs::absolute(b.out) / "work" / s.student / "build";
-      e.program = e.build / "grade-submission";
+      const SubmissionProgram program = submission_program(paths_, config_.name(), e.build);
+      e.program = program.program;
+      e.env = program.env;
       entries.push_back(e);
       continue;
     }

@@ -348,12 +348,18 @@ ProcessResult run_process(const ProcessOptions& options) {
   result.kernel_capped = cgroup != nullptr;
 
   const auto started = clock::now();
+  const std::vector<std::pair<int, int>> pass_fds(options.pass_fds.begin(), options.pass_fds.end());
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group: the timeout kills everything it started
     if (out_pipe[1] >= 0) {
       ::dup2(out_pipe[1], STDOUT_FILENO);
       ::dup2(out_pipe[1], STDERR_FILENO);
+    }
+    // After stdout and stderr are in place (a descriptor given might be numbered like a pipe's).
+    for (const auto& [child_fd, parent_fd] : pass_fds) {
+      if (child_fd == parent_fd) ::fcntl(child_fd, F_SETFD, 0);
+      else ::dup2(parent_fd, child_fd);  // the copy is not close-on-exec
     }
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);

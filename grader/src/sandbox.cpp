@@ -52,8 +52,11 @@ std::vector<std::string> bwrap_prefix(const std::string& bwrap, const std::vecto
   for (const auto& h : hidden) a.insert(a.end(), {"--tmpfs", h.string()});
   for (const auto& r : readable) a.insert(a.end(), {"--ro-bind", r.string(), r.string()});
   for (const auto& w : writable) a.insert(a.end(), {"--bind", w.string(), w.string()});
+  // No capabilities, even when the grader runs as root: without CAP_SYS_PTRACE a process cannot
+  // trace or read the memory of the test program that keeps the verdict (it makes itself
+  // undumpable), nor remount what is hidden here.
   a.insert(a.end(), {"--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-                     "--new-session"});
+                     "--new-session", "--cap-drop", "ALL"});
   if (!writable.empty()) a.insert(a.end(), {"--chdir", writable.front().string()});
   a.push_back("--");
   return a;

@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
   }
   // A leaderboard run: the CUDA runtime must block, not spin, while it waits, so that CPU time
   // during a timed call means work on the host (contest.hpp). Before any other CUDA call.
-  if (!listing && std::getenv("WORKBOOK_LEADERBOARD_OUT") && !workbook::blocking_sync())
+  if (!listing && (std::getenv("WORKBOOK_LEADERBOARD_OUT") || std::getenv("WORKBOOK_LEADERBOARD_OUT_FD")) &&
+      !workbook::blocking_sync())
     std::cout << "warning: could not ask the CUDA runtime for blocking synchronization\n";
   if (!listing) {
     std::string why;

@@ -34,6 +34,9 @@ struct ProcessOptions {
   std::optional<std::filesystem::path> cwd;
   std::optional<std::filesystem::path> output_file;  // stdout and stderr together; else inherited
   double timeout_s = 0;                              // 0: no limit
+  // Descriptors handed to the child: child's number -> the parent's descriptor (which should be
+  // close-on-exec, so that children started at the same time by other threads do not get it).
+  std::map<int, int> pass_fds;
   // Called about every 100 ms while the child runs (e.g. to show progress); not on a timer thread.
   std::function<void()> on_poll;
   // When it becomes true the child's whole tree is killed (the grader was interrupted).

@@ -42,15 +42,23 @@ struct Plan {
 };
 
 // Appends results to a JSON-lines file, one flushed line per case (or plan).
+// To a file by path, or to an open descriptor: `grader batch` hands the test program its results
+// file as a descriptor (WORKBOOK_RESULTS_FD), opened outside the sandbox in a folder the program
+// cannot see, so that nothing else in the sandbox (the runner with the student's code) can find
+// the file by its name and write to it.
 class ResultsWriter {
 public:
   explicit ResultsWriter(std::filesystem::path path) : path_(std::move(path)) {}
+  explicit ResultsWriter(int fd) : fd_(fd) {}
   void write(const CaseResult& result) const;
   void write(const Plan& plan) const;
+  void write_line(const std::string& line) const { append(line); }  // any other JSON line
   const std::filesystem::path& path() const { return path_; }
 
 private:
+  void append(const std::string& line) const;
   std::filesystem::path path_;
+  int fd_ = -1;
 };
 
 // Reads every complete case line; a torn last line (the process died while writing it) is skipped.
