@@ -251,15 +251,20 @@ StudentResult Batch::grade(const Submission& s) {
   fs::remove(results);
   Phase checks = run_phase(s, program, results, "~[performance]", false);
   RunStatus status = status_of(checks, run / "checks.log");
+  bool output_cut = checks.process.output_truncated;
   if (status.state == RunState::Completed) {
     // Only correct exercises are timed: the GPU is the batch's one serial resource.
     const auto exercises = exercises_to_time(config_, read_results(results));
     if (!exercises.empty()) {
       Phase timed = run_phase(s, program, results, timed_filter(exercises), true);
       status = status_of(timed, run / "timed.log");
+      output_cut = output_cut || timed.process.output_truncated;
     }
   }
   if (g_interrupted) throw std::runtime_error("interrupted");
+  if (output_cut)
+    r.notes.push_back("the program's output was cut at 4 MiB (the rest was dropped unread; the grade comes from "
+                      "its results, not its output)");
   r.report = build_report(config_, read_results(results), status, seed_, device_, read_plans(results));
   r.status = submission_status(r.report);
   r.detail = status.detail;

@@ -36,6 +36,28 @@ int main(int argc, char** argv) {
   if (!listing && (std::getenv("WORKBOOK_LEADERBOARD_OUT") || std::getenv("WORKBOOK_LEADERBOARD_OUT_FD")) &&
       !workbook::blocking_sync())
     std::cout << "warning: could not ask the CUDA runtime for blocking synchronization\n";
+#ifdef WORKBOOK_RUNNER_PROGRAM
+  // The code under test runs in the runner, a child process (grader/remote/). This process keeps
+  // the verdict, so the runner may not read or trace it: not dumpable means no ptrace, no
+  // /proc/<pid>/mem, fd/ or environ for a process of the same user without privileges.
+  ::prctl(PR_SET_DUMPABLE, 0);
+  struct Shutdown {
+    ~Shutdown() { remote::shutdown(); }
+  } shutdown;
+  if (!listing) {
+    remote::HarnessOptions options;
+    const char* runner = std::getenv("WORKBOOK_RUNNER");
+    options.runner = runner && *runner ? runner : WORKBOOK_RUNNER_PROGRAM;
+    remote::configure(options);
+    // Started first, with or without a GPU: what the submission runs before main() runs now,
+    // and if it ends the program, that is the verdict for every case.
+    if (const std::string why = remote::start_runner(); !why.empty()) {
+      std::cout << "FAILED: the program built from your code did not start: it " << why
+                << " (code that runs before main, such as a global object's constructor, can end it)\n";
+      return 3;
+    }
+  }
+#endif
   if (!listing) {
     std::string why;
     if (workbook::device_count(&why) == 0) {
@@ -50,20 +72,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 #ifdef WORKBOOK_RUNNER_PROGRAM
-  // The code under test runs in the runner, a child process (grader/remote/). This process keeps
-  // the verdict, so the runner may not read or trace it: not dumpable means no ptrace, no
-  // /proc/<pid>/mem, fd/ or environ for a process of the same user without privileges.
-  ::prctl(PR_SET_DUMPABLE, 0);
-  {
+  if (!listing) {
     remote::HarnessOptions options;
     const char* runner = std::getenv("WORKBOOK_RUNNER");
     options.runner = runner && *runner ? runner : WORKBOOK_RUNNER_PROGRAM;
     options.call_timeout_s = grading::config().number("lab.call_timeout_s").value_or(options.call_timeout_s);
     remote::configure(options);
   }
-  struct Shutdown {
-    ~Shutdown() { remote::shutdown(); }
-  } shutdown;
 #endif
   // Catch2 returns the number of failed assertions (v2) or tests (v3); scripts and the grader
   // want 0 (all passed) or 1 (something failed). 70 (a CUDA fault) and 77 (no GPU) are ours.

@@ -70,6 +70,8 @@ public:
 
   std::vector<unsigned char> invoke(const char* name, const Writer& arguments, cudaStream_t stream);
   void stop(bool kill);
+  void spawn();
+  std::string wait_started(int timeout_ms);  // "" when main() was reached
 
 private:
   void start();
@@ -83,20 +85,13 @@ private:
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::uint32_t seq_ = 0;
   bool started_once_ = false;
+  bool reached_main_ = false;
+  bool ready_ = false;  // the CUDA handshake is done: calls can be sent
+  std::string start_failure_;  // a runner that could not start will not start next time either
 };
 
-void Harness::start() {
+void Harness::spawn() {
   if (options.runner.empty()) throw CallFailed("internal: no runner program configured (WORKBOOK_RUNNER)", true);
-  if (!control_) {
-    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&control_), sizeof(Control)));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&rescue_, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaEventCreate(&start_));
-    CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  CUDA_CHECK(cudaMemset(control_, 0, sizeof(Control)));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  seq_ = 0;
-
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     throw CallFailed(std::string("socketpair: ") + std::strerror(errno), true);
@@ -112,6 +107,7 @@ void Harness::start() {
   std::string program = options.runner;
   char* argv[] = {program.data(), nullptr};
   std::cout.flush();
+  std::cerr.flush();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
@@ -127,27 +123,62 @@ void Harness::start() {
   }
   pid_ = pid;
   fd_ = sv[0];
+  reached_main_ = false;
   if (started_once_) ++restarts;
   started_once_ = true;
+}
 
-  Writer hello;
-  hello.put(share_pointer(control_));
+std::string Harness::wait_started(int timeout_ms) {
+  if (reached_main_) return "";
   Type type;
   std::vector<unsigned char> payload;
-  bool ready = false;
-  std::string why;
   try {
-    ready = send_message(fd_, Type::Hello, hello) && receive_message(fd_, type, payload, 120000) && type == Type::Hello;
-    if (!ready) why = "did not answer within 120 s";
+    if (!receive_message(fd_, type, payload, timeout_ms)) {
+      stop(true);
+      return "did not reach main() within " + std::to_string(timeout_ms / 1000) + " s";
+    }
+    if (type != Type::Started) throw std::runtime_error("unexpected message");
   } catch (const std::exception&) {
-    why = reap();
-  }
-  if (!ready) {
+    const std::string why = reap();
     stop(true);
-    throw CallFailed("the program built from your code did not start: it " + why +
-                         " (code that runs before main, such as a global object's constructor, can end it)",
-                     true);
+    return why;
   }
+  reached_main_ = true;
+  return "";
+}
+
+void Harness::start() {
+  if (!start_failure_.empty()) throw CallFailed(start_failure_, true);
+  if (!control_) {
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&control_), sizeof(Control)));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&rescue_, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreate(&start_));
+    CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  CUDA_CHECK(cudaMemset(control_, 0, sizeof(Control)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  seq_ = 0;
+  if (pid_ < 0) spawn();
+  std::string why = wait_started(60000);  // a restart after a crash: its start-up ran before
+  if (why.empty()) {
+    Writer hello;
+    hello.put(share_pointer(control_));
+    Type type;
+    std::vector<unsigned char> payload;
+    try {
+      if (!send_message(fd_, Type::Hello, hello) || !receive_message(fd_, type, payload, 60000) || type != Type::Hello)
+        why = "did not set up CUDA within 60 s";
+    } catch (const std::exception&) {
+      why = reap();
+    }
+  }
+  if (!why.empty()) {
+    stop(true);
+    start_failure_ = "the program built from your code did not start: it " + why +
+                     " (code that runs before main, such as a global object's constructor, can end it)";
+    throw CallFailed(start_failure_, true);
+  }
+  ready_ = true;
 }
 
 std::string Harness::reap() {
@@ -170,6 +201,8 @@ std::string Harness::reap() {
 }
 
 void Harness::stop(bool kill) {
+  ready_ = false;
+  reached_main_ = false;
   if (pid_ > 0) {
     if (kill) ::kill(pid_, SIGKILL);
     else send_message(fd_, Type::Bye, Writer());
@@ -195,7 +228,7 @@ void Harness::fail(const std::string& what, std::uint32_t seq, cudaStream_t stre
 }
 
 std::vector<unsigned char> Harness::invoke(const char* name, const Writer& arguments, cudaStream_t stream) {
-  if (pid_ < 0) start();
+  if (!ready_) start();
   const std::uint32_t seq = ++seq_;
   CUDA_CHECK(cudaEventRecord(start_, stream));
   driver::write_value(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(&control_->go), seq);
@@ -265,6 +298,12 @@ thread_local cudaStream_t t_call_stream = nullptr;
 thread_local bool t_has_stream = false;
 
 }  // namespace
+
+std::string start_runner() {
+  auto& h = Harness::get();
+  h.spawn();
+  return h.wait_started(-1);
+}
 
 void configure(const HarnessOptions& options) {
   Harness::get().options = options;

@@ -100,7 +100,14 @@ void* open_pointer(const PointerRef& ref) {
 int serve(int fd) {
   Type type;
   std::vector<unsigned char> payload;
-  if (!receive_message(fd, type, payload, -1) || type != Type::Hello) return 2;
+  {
+    // Reached main(): whatever the submission runs before it (global constructors) is over.
+    Writer started;
+    started.put<std::int64_t>(::getpid());
+    if (!send_message(fd, Type::Started, started)) return 2;
+  }
+  if (!receive_message(fd, type, payload, -1) || type == Type::Bye) return 0;
+  if (type != Type::Hello) return 2;
   Reader hello(payload);
   // The runner waits by sleeping, not spinning, so its CPU time during a call is its own work.
   cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);

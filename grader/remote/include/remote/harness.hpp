@@ -14,6 +14,12 @@ struct HarnessOptions {
 // Set once, before the first call (grading::init does it from WORKBOOK_RUNNER and lab.toml).
 void configure(const HarnessOptions& options);
 
+// Starts the runner and waits (as long as it takes: the grader's own timeout bounds it) until it
+// reaches main(), so that code the submission runs before main (global constructors) runs, and
+// fails, once, at the start, on a machine with or without a GPU. Returns "" when it is ready,
+// else how it ended ("was killed by SIGSEGV (Segmentation fault)").
+std::string start_runner();
+
 // What the runner did since the last call to this: how many times it had to be restarted.
 int restarts();
 

@@ -22,6 +22,7 @@ enum class Type : std::uint32_t {
   Call = 2,    // harness -> runner: seq, function name, arguments
   Reply = 3,   // runner -> harness: seq, status, message, return value
   Bye = 4,     // harness -> runner: exit
+  Started = 5, // runner -> harness: main() was reached (the submission's start-up code ran)
 };
 
 // How a call ended, in the runner's words (the harness trusts only what makes a verdict worse).

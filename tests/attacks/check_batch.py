@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""check_batch.py <results-dir> <expected.tsv>: compares grader batch's results.json with the
+expected outcomes; prints a table; exits 1 on any difference."""
+import json, re, sys
+res = json.load(open(f'{sys.argv[1]}/results.json'))
+got = {s['student']: s for s in res['students']}
+bad = 0
+for line in open(sys.argv[2]):
+    if line.startswith('#') or not line.strip(): continue
+    student, status, points, pattern = (line.rstrip('\n').split('\t') + [''])[:4]
+    lo, hi = map(float, points.split('-'))
+    s = got.get(student)
+    if not s:
+        print(f'{student:18} MISSING'); bad += 1; continue
+    p = s['report']['points']
+    detail = (s.get('detail', '') or '') + ' ' + ' '.join(s.get('notes', []))
+    ok = s['status'] == status and lo - 1e-6 <= p <= hi + 1e-6 and (not pattern or re.search(pattern, detail))
+    bad += not ok
+    print(f"{student:18} {'ok  ' if ok else 'DIFF'} {s['status']:12} {p:6.1f}  expected {status} {points}  {detail[:150]!r}")
+sys.exit(1 if bad else 0)

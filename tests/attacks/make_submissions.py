@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Builds the attack suite's submission folder for matmul-tiled from the shipped starter and the
+reference: make_submissions.py <source-root> <build-root> <out-dir>. Each submission is one
+attack (fixtures/*.cu.in added to a starter or a reference, or the reference changed); expected.tsv
+says what each must get."""
+import os, sys
+src, build, out = sys.argv[1:4]
+starter = open(f'{src}/labs/matmul-tiled/matmul.cu').read()
+ref = open(f'{src}/solutions/matmul-tiled/matmul.cu').read()
+fx = lambda name: open(f'{os.path.dirname(__file__)}/fixtures/{name}.cu.in').read() \
+    .replace('WORKBOOK_ATTACK_BUILD_ROOT', f'"{build}"').replace('WORKBOOK_ATTACK_SOURCE_ROOT', f'"{src}"')
+launch = 'CUDA_CHECK_LAUNCH(naiveKernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K));'
+head = '  const int Row = blockIdx.y * blockDim.y + threadIdx.y;\n  const int Col = blockIdx.x * blockDim.x + threadIdx.x;\n  if (Row < M && Col < N) {  // the grid'
+assert launch in ref and head in ref
+subs = {
+    'good': ref,
+    'good-copy': ref,
+    'forge-results': starter + fx('forge-results'),
+    'forge-atexit': starter + fx('forge-atexit'),
+    'trace-harness': starter + fx('trace-harness'),
+    'exec-reference': starter + fx('exec-reference'),
+    'read-reference': starter + fx('read-reference'),
+    'interpose': ref.replace(launch, 'for (int rep = 0; rep < 20; ++rep) ' + launch) + fx('interpose'),
+    'crash-naive': ref.replace(head, '  if (M == 1 && N == 1) C[1ll << 34] = 1.0f;\n' + head),
+    'exit-naive': '#include <cstdlib>\n' + ref.replace(launch, 'if (M == 1 && N == 1) std::exit(1);\n  ' + launch),
+    'hang-naive': ref.replace(head, '  if (M == 1 && N == 1) while (clock64() >= 0) {}\n' + head),
+    'legacy-stream': ref.replace(launch, 'naiveKernel<<<grid, block>>>(A, B, C, M, N, K);\n'
+                                 '  { float probe; cudaMemcpy(&probe, C, sizeof probe, cudaMemcpyDeviceToHost); }'),
+    'flood': '#include <cstdio>\n' + ref + fx('flood'),
+    'include-absolute': f'#include "{src}/solutions/matmul-tiled/matmul.cu"\n',
+}
+for name, text in subs.items():
+    os.makedirs(f'{out}/{name}', exist_ok=True)
+    open(f'{out}/{name}/matmul.cu', 'w').write(text)
