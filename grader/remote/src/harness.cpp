@@ -1,16 +1,18 @@
-// The harness's side of remote calls (call.hpp, harness.hpp): it starts the runner with a socket,
-// shares its device memory with it through CUDA IPC handles, and times each call on its own
-// stream between two events:
+// The harness's side of remote calls (call.hpp, harness.hpp): it starts the runner with a socket
+// and the control page (wire.hpp), shares its device memory with it through CUDA IPC handles,
+// and times each call on the host:
 //
-//   harness stream:  [inputs, poison, L2 flush]  start  go=seq  . . . . . . . wait done>=seq  stop
-//   runner stream:                                      wait go>=seq  student's work  done=seq
+//   harness:  [inputs, poison, L2 flush; stream synchronized]  t0  send call . . . see done  t1
+//   runner:                                  receive, launch on its stream, write done = seq
 //
-// The runner's work can begin only after `go` (its stream waits for it) and the harness's clock
-// stops only after `done`, which the runner's stream writes after the work it was given. A runner
-// that signals early finishes nothing sooner: its output is read right after `stop`, and an
-// unfinished output is a wrong one. A call that fails, crashes, or hangs past the call timeout
-// costs that call only: the harness writes `done` itself (so its stream goes on), ends the
-// runner, and starts a fresh one for the next call.
+// The runner's work can only begin after t0: it learns of the call then, and the inputs were
+// written just before. The clock stops when the runner's stream has written `done`, after the
+// work it was given. A runner that signals early finishes nothing sooner: the outputs are read
+// right after t1, and an unfinished output is a wrong one. Nothing on the GPU waits for the other
+// process (the two CUDA contexts would then compete for time slices, which costs a fraction of
+// a millisecond per call), and the runner sleeps only after `done`, outside the clock.
+// A call that fails, crashes, or hangs past the call timeout costs that call only: the runner is
+// ended and a fresh one started for the next call.
 #include "remote/call.hpp"
 #include "remote/driver.hpp"
 #include "remote/harness.hpp"
@@ -20,11 +22,14 @@
 
 #include <cuda.h>
 #include <dirent.h>
+#include <poll.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -80,9 +85,8 @@ private:
 
   pid_t pid_ = -1;
   int fd_ = -1;
-  Control* control_ = nullptr;
-  cudaStream_t rescue_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  Control* control_ = nullptr;  // the shared page, as the harness maps it
+  int control_fd_ = -1;
   std::uint32_t seq_ = 0;
   bool started_once_ = false;
   bool reached_main_ = false;
@@ -101,6 +105,17 @@ void Harness::spawn() {
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, "WORKBOOK_", 9) != 0) env.emplace_back(*e);
   env.emplace_back("WORKBOOK_RUNNER_FD=3");
+  env.emplace_back("WORKBOOK_RUNNER_CONTROL_FD=4");
+  if (control_fd_ < 0) {
+    control_fd_ = ::memfd_create("workbook-control", MFD_CLOEXEC);
+    if (control_fd_ < 0 || ::ftruncate(control_fd_, sizeof(Control)) != 0)
+      throw CallFailed(std::string("memfd_create: ") + std::strerror(errno), true);
+    void* page = ::mmap(nullptr, sizeof(Control), PROT_READ | PROT_WRITE, MAP_SHARED, control_fd_, 0);
+    if (page == MAP_FAILED) throw CallFailed(std::string("mmap: ") + std::strerror(errno), true);
+    control_ = static_cast<Control*>(page);
+  }
+  __atomic_store_n(&control_->done, 0u, __ATOMIC_SEQ_CST);
+  seq_ = 0;
   std::vector<char*> envp;
   for (auto& s : env) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -111,6 +126,7 @@ void Harness::spawn() {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
+    ::dup2(control_fd_, 4);
     ::execve(program.c_str(), argv, envp.data());
     const std::string why = "cannot run " + program + ": " + std::strerror(errno) + "\n";
     (void)!::write(2, why.data(), why.size());
@@ -149,20 +165,10 @@ std::string Harness::wait_started(int timeout_ms) {
 
 void Harness::start() {
   if (!start_failure_.empty()) throw CallFailed(start_failure_, true);
-  if (!control_) {
-    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&control_), sizeof(Control)));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&rescue_, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaEventCreate(&start_));
-    CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  CUDA_CHECK(cudaMemset(control_, 0, sizeof(Control)));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  seq_ = 0;
   if (pid_ < 0) spawn();
   std::string why = wait_started(60000);  // a restart after a crash: its start-up ran before
   if (why.empty()) {
     Writer hello;
-    hello.put(share_pointer(control_));
     Type type;
     std::vector<unsigned char> payload;
     try {
@@ -214,13 +220,7 @@ void Harness::stop(bool kill) {
   fd_ = -1;
 }
 
-void Harness::fail(const std::string& what, std::uint32_t seq, cudaStream_t stream) {
-  // Unblock the harness's stream, which waits for done >= seq, then end the runner.
-  if (control_) {
-    driver::try_write_value(reinterpret_cast<CUstream>(rescue_), reinterpret_cast<CUdeviceptr>(&control_->done), seq);
-    cudaStreamSynchronize(rescue_);
-    cudaStreamSynchronize(stream);
-  }
+void Harness::fail(const std::string& what, std::uint32_t, cudaStream_t) {
   if (pid_ > 0) ::kill(pid_, SIGKILL);
   reap();
   stop(true);
@@ -228,32 +228,47 @@ void Harness::fail(const std::string& what, std::uint32_t seq, cudaStream_t stre
 }
 
 std::vector<unsigned char> Harness::invoke(const char* name, const Writer& arguments, cudaStream_t stream) {
+  using clock = std::chrono::steady_clock;
   if (!ready_) start();
   const std::uint32_t seq = ++seq_;
-  CUDA_CHECK(cudaEventRecord(start_, stream));
-  driver::write_value(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(&control_->go), seq);
-  double cpu0 = 0, cpu1 = 0;
-  int threads = 0;
-  usage_of(pid_, cpu0, threads);
+  // The harness's own work on the buffers (inputs, poison, the L2 flush) is finished before the
+  // clock starts, so the runner's work can neither overlap it nor be charged for it.
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   Writer call;
   call.put(seq);
   call.put_string(name);
   call.put_bytes(arguments.bytes());
+  double cpu0 = 0, cpu1 = 0;
+  int threads = 0;
+  usage_of(pid_, cpu0, threads);
+  const auto t0 = clock::now();
   if (!send_message(fd_, Type::Call, call)) fail(std::string(name) + ": the program running your code " + reap(), seq, stream);
-  driver::wait_value(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(&control_->done), seq);
-  CUDA_CHECK(cudaEventRecord(stop_, stream));
+
+  // Watch `done` from the CPU; now and then also the socket (a reply before `done` means the
+  // call failed) and the clock (a hang).
+  const auto deadline = t0 + std::chrono::duration<double>(options.call_timeout_s);
+  bool finished = false;
+  for (unsigned spin = 0;; ++spin) {
+    if (__atomic_load_n(&control_->done, __ATOMIC_ACQUIRE) >= seq) {
+      finished = true;
+      break;
+    }
+    if (spin % 1024 == 1023) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 0) > 0) break;  // a reply (an error) or the runner's end, before done
+      if (clock::now() > deadline) break;
+    }
+  }
+  const auto t1 = clock::now();
+  usage_of(pid_, cpu1, threads);
+  finished = finished || __atomic_load_n(&control_->done, __ATOMIC_ACQUIRE) >= seq;
 
   Type type;
   std::vector<unsigned char> payload;
   bool answered = false;
   try {
-    // Spin for the reply first: the runner's CPU time is read as soon as it answers, and a
-    // sleeping harness can take milliseconds to wake, which the runner (spinning for its next
-    // call) would spend on CPU and be charged for.
-    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!answered && std::chrono::steady_clock::now() < spin_until)
-      answered = receive_message(fd_, type, payload, 0);
-    if (!answered) answered = receive_message(fd_, type, payload, static_cast<int>(options.call_timeout_s * 1000));
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+    answered = receive_message(fd_, type, payload, static_cast<int>(std::max<long long>(left, finished ? 60000 : 0)));
   } catch (const std::exception&) {
     fail(std::string(name) + ": the program running your code " + reap() + " during this call", seq, stream);
   }
@@ -263,7 +278,6 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
         << " s (a kernel or a loop that never ends?); the call was stopped";
     fail(why.str(), seq, stream);
   }
-  usage_of(pid_, cpu1, threads);
   std::uint32_t got_seq = 0, status = 0;
   std::string message;
   std::vector<unsigned char> value;
@@ -280,14 +294,10 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   if (got_seq != seq) fail(std::string(name) + ": the program running your code answered out of turn", seq, stream);
   if (static_cast<Status>(status) == Status::Crashed)
     fail(message + " (the CUDA context was lost: this call is charged, the other cases run in a fresh process)", seq, stream);
-  // Ok or Error: the runner wrote done. Should it not have, this still unblocks the stream.
-  driver::try_write_value(reinterpret_cast<CUstream>(rescue_), reinterpret_cast<CUdeviceptr>(&control_->done), seq);
-  CUDA_CHECK(cudaEventSynchronize(stop_));
   if (static_cast<Status>(status) != Status::Ok) throw CallFailed(message, false);
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  if (!finished) fail(std::string(name) + ": the program running your code answered without finishing the call", seq, stream);
   workbook::ForeignCall report;
-  report.device_ms = ms;
+  report.device_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   report.threads = threads;
   report.cpu_ms = cpu1 - cpu0;
   workbook::report_foreign_call(report);

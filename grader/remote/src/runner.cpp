@@ -1,11 +1,11 @@
 // The runner: the one process that holds a submission's code. It is started by the harness
-// (client.cpp) with a socket on file descriptor WORKBOOK_RUNNER_FD, opens the control block the
-// harness shares, and then serves calls one at a time:
+// (harness.cpp) with a socket on descriptor WORKBOOK_RUNNER_FD and the control page (wire.hpp) on
+// WORKBOOK_RUNNER_CONTROL_FD, and serves calls one at a time:
 //
-//   1. wait on its stream until the harness's stream has written go = seq (inputs ready);
-//   2. call the student's function, which launches on this stream;
-//   3. write done = seq on this stream: the harness's stream waits for it and stops its clock;
-//   4. synchronize the device and reply: ok, the error the call threw, or a crash.
+//   1. call the student's function, which launches on this runner's stream (the harness's own
+//      work on the buffers, poisoning and flushing, finished before it sent the call);
+//   2. write done = seq on this stream: the harness sees it from the CPU and stops its clock;
+//   3. synchronize the device and reply: ok, the error the call threw, or a crash.
 //
 // Nothing here decides a verdict: the harness times the call on its own stream and checks the
 // outputs itself. The runner's stream is a *blocking* stream, so work a submission puts on the
@@ -16,6 +16,7 @@
 #include "workbook/cuda_check.hpp"
 
 #include <cuda.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -63,7 +64,7 @@ std::string driver_error(CUresult r) { return driver::error_name(r); }
 
 // Waits for the next message: spinning for a while first, since the harness's timed calls
 // follow each other closely and a sleeping process can take milliseconds to wake on some hosts
-// (that wake-up would be timed: the harness's clock runs from `go`).
+// (that wake-up would be timed: the harness's clock runs from the moment it sends the call).
 bool next_message(int fd, Type& type, std::vector<unsigned char>& payload) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   while (std::chrono::steady_clock::now() < until)
@@ -108,20 +109,24 @@ int serve(int fd) {
   }
   if (!receive_message(fd, type, payload, -1) || type == Type::Bye) return 0;
   if (type != Type::Hello) return 2;
-  Reader hello(payload);
-  // The runner waits by sleeping, not spinning, so its CPU time during a call is its own work.
+  // The runner waits by sleeping, not spinning, so its CPU time during a call is its own work
+  // (its waits come after `done`, outside the harness's clock).
   cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
-  const PointerRef control_ref = hello.get<PointerRef>();
-  auto* control = static_cast<Control*>(open_pointer(control_ref));
-  g_opened[key_of(control_ref.handle)].pinned = true;
+  const char* control_fd = std::getenv("WORKBOOK_RUNNER_CONTROL_FD");
+  void* page = control_fd ? ::mmap(nullptr, sizeof(Control), PROT_READ | PROT_WRITE, MAP_SHARED, std::atoi(control_fd), 0)
+                          : MAP_FAILED;
+  if (page == MAP_FAILED) throw std::runtime_error("the control page is missing (WORKBOOK_RUNNER_CONTROL_FD)");
+  auto* control = static_cast<Control*>(page);
+  CUDA_CHECK(cudaHostRegister(control, sizeof(Control), cudaHostRegisterMapped));
+  Control* control_on_device = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&control_on_device), control, 0));
   CUDA_CHECK(cudaStreamCreate(&g_stream));  // blocking: see the top of this file
   {
     Writer ready;
     ready.put<std::int64_t>(::getpid());
     if (!send_message(fd, Type::Hello, ready)) return 2;
   }
-  const auto go = reinterpret_cast<CUdeviceptr>(&control->go);
-  const auto done = reinterpret_cast<CUdeviceptr>(&control->done);
+  const auto done = reinterpret_cast<CUdeviceptr>(&control_on_device->done);
   for (;;) {
     if (!next_message(fd, type, payload) || type == Type::Bye) return 0;
     if (type != Type::Call) return 2;
@@ -135,11 +140,7 @@ int serve(int fd) {
     std::string message;
     Writer value;
     (void)cudaGetLastError();  // an error of an earlier call is not this one's
-    const CUresult wait = driver::try_wait_value(reinterpret_cast<CUstream>(g_stream), go, seq);
-    if (wait != CUDA_SUCCESS) {
-      status = Status::Crashed;
-      message = "the runner could not wait for the harness (" + driver_error(wait) + ")";
-    } else {
+    {
       try {
         Reader args(arguments);
         find(name)(args, value);

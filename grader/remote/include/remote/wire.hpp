@@ -101,14 +101,15 @@ bool send_message(int fd, Type type, const Writer& payload);
 // std::runtime_error when the peer closed the socket or sent something unreadable.
 bool receive_message(int fd, Type& type, std::vector<unsigned char>& payload, int timeout_ms);
 
-// The control block both processes map: the harness writes `go` on its stream when a call's
-// inputs are ready, the runner writes `done` on its stream when the call's work is finished.
-// Each word is on a cache line of its own.
+// The control block: one page of shared host memory (a memfd the harness creates and the runner
+// inherits as descriptor WORKBOOK_RUNNER_CONTROL_FD). The runner's stream writes `done` = the
+// call's number when the call's work is finished (a stream memory operation on the page, which
+// the runner registers with CUDA); the harness watches the word from the CPU and stops its clock
+// when it changes. Nothing on the GPU waits for the other process, so the two CUDA contexts
+// never compete for a time slice during a call.
 struct Control {
-  std::uint32_t go;
-  std::uint32_t pad0[31];
   std::uint32_t done;
-  std::uint32_t pad1[31];
+  std::uint32_t pad[15];
 };
 
 }  // namespace remote
