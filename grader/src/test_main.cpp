@@ -11,6 +11,7 @@
 #include "remote/harness.hpp"
 
 #include <cstdlib>
+#include <fcntl.h>
 #include <sys/prctl.h>
 
 #include <cstring>
@@ -24,6 +25,9 @@
 #endif
 
 int main(int argc, char** argv) {
+  // The verdict's descriptors are for this process only: close-on-exec before anything starts.
+  for (const char* name : {"WORKBOOK_RESULTS_FD", "WORKBOOK_LEADERBOARD_OUT_FD"})
+    if (const char* fd = std::getenv(name)) ::fcntl(std::atoi(fd), F_SETFD, FD_CLOEXEC);
   bool listing = false;  // listing tests or tags, or asking for help, needs no GPU
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];

@@ -24,6 +24,8 @@
 #include <dirent.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -47,19 +49,19 @@ std::string signal_name(int s) {
   return name ? std::string("SIG") + name : std::to_string(s);
 }
 
-// CPU time (all threads, nanosecond clock) and thread count of a process.
+// CPU time (all threads) and thread count of a process. The time comes from the process's CPU
+// clock, which the kernel brings up to date when read: /proc's counters of a thread that is
+// running only move at scheduler ticks, a few milliseconds apart.
 void usage_of(pid_t pid, double& cpu_ms, int& threads) {
   cpu_ms = 0;
   threads = 0;
+  clockid_t clock;
+  timespec t{};
+  if (::clock_getcpuclockid(pid, &clock) == 0 && ::clock_gettime(clock, &t) == 0) cpu_ms = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      ++threads;
-      std::ifstream in(dir + "/" + e->d_name + "/schedstat");
-      double ns = 0;
-      if (in >> ns) cpu_ms += ns / 1e6;
-    }
+    while (const dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') ++threads;
     ::closedir(d);
   }
 }
@@ -91,6 +93,7 @@ private:
   bool started_once_ = false;
   bool reached_main_ = false;
   bool ready_ = false;  // the CUDA handshake is done: calls can be sent
+  bool prepare_ = std::getenv("WORKBOOK_REMOTE_NO_PREPARE") == nullptr;
   std::string start_failure_;  // a runner that could not start will not start next time either
 };
 
@@ -115,6 +118,7 @@ void Harness::spawn() {
     control_ = static_cast<Control*>(page);
   }
   __atomic_store_n(&control_->done, 0u, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&control_->ready, 0u, __ATOMIC_SEQ_CST);
   seq_ = 0;
   std::vector<char*> envp;
   for (auto& s : env) envp.push_back(s.data());
@@ -127,6 +131,9 @@ void Harness::spawn() {
   if (pid == 0) {
     ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
     ::dup2(control_fd_, 4);
+    // Nothing else of the harness's reaches the runner, whatever was opened without
+    // close-on-exec (the results descriptor before the harness marked it, say).
+    ::syscall(SYS_close_range, 5u, ~0u, 0u);
     ::execve(program.c_str(), argv, envp.data());
     const std::string why = "cannot run " + program + ": " + std::strerror(errno) + "\n";
     (void)!::write(2, why.data(), why.size());
@@ -238,6 +245,14 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   call.put(seq);
   call.put_string(name);
   call.put_bytes(arguments.bytes());
+  if (prepare_) {
+    Writer prepare;
+    prepare.put(seq);
+    if (!send_message(fd_, Type::Prepare, prepare)) fail(std::string(name) + ": the program running your code " + reap(), seq, stream);
+    const auto until = clock::now() + std::chrono::seconds(10);
+    while (__atomic_load_n(&control_->ready, __ATOMIC_ACQUIRE) < seq && clock::now() < until) {
+    }
+  }
   double cpu0 = 0, cpu1 = 0;
   int threads = 0;
   usage_of(pid_, cpu0, threads);

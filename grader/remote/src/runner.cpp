@@ -127,8 +127,17 @@ int serve(int fd) {
     if (!send_message(fd, Type::Hello, ready)) return 2;
   }
   const auto done = reinterpret_cast<CUdeviceptr>(&control_on_device->done);
+  const auto ready = reinterpret_cast<CUdeviceptr>(&control_on_device->ready);
   for (;;) {
     if (!next_message(fd, type, payload) || type == Type::Bye) return 0;
+    if (type == Type::Prepare) {
+      // Something for this process's context to do on the GPU before the harness starts its
+      // clock: the GPU switches from the harness's context to this one now, not during the call.
+      Reader prepare(payload);
+      const auto seq = prepare.get<std::uint32_t>();
+      driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, seq);
+      continue;
+    }
     if (type != Type::Call) return 2;
     Reader call(payload);
     const auto seq = call.get<std::uint32_t>();

@@ -23,6 +23,7 @@ enum class Type : std::uint32_t {
   Reply = 3,   // runner -> harness: seq, status, message, return value
   Bye = 4,     // harness -> runner: exit
   Started = 5, // runner -> harness: main() was reached (the submission's start-up code ran)
+  Prepare = 6, // harness -> runner: write ready = seq on your stream (before the clock starts)
 };
 
 // How a call ended, in the runner's words (the harness trusts only what makes a verdict worse).
@@ -109,7 +110,9 @@ bool receive_message(int fd, Type& type, std::vector<unsigned char>& payload, in
 // never compete for a time slice during a call.
 struct Control {
   std::uint32_t done;
-  std::uint32_t pad[15];
+  std::uint32_t pad0[15];
+  std::uint32_t ready;  // Prepare's answer: the runner's context holds the GPU
+  std::uint32_t pad1[15];
 };
 
 }  // namespace remote
