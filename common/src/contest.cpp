@@ -18,12 +18,11 @@ std::string judge_call(const CallMeasure& m, const ContestOptions& o) {
                        "(work outside the timed call)",
                        m.threads_after, m.threads_before);
   if (o.host_timed) return "";
-  if (m.foreign) {
-    if (m.cpu_ms > m.event_ms * o.cpu_ratio + o.cpu_slack_ms)
-      return fmt::format("{:.3f} ms of CPU time in a {:.3f} ms call: results computed on the host", m.cpu_ms,
-                         m.event_ms);
-    return "";
-  }
+  // A call run in another process is timed on the host from the moment it is sent until its
+  // work is done: host work, computing the results on the CPU included, is inside that time, so
+  // neither the CPU-time rule nor the escape rule is needed (nor meaningful: the CUDA runtime's
+  // own threads in that process cost CPU time of their own).
+  if (m.foreign) return "";
   if (m.cpu_ms > m.host_ms * o.cpu_ratio + o.cpu_slack_ms)
     return fmt::format("{:.3f} ms of CPU time in a {:.3f} ms call: results computed on the host", m.cpu_ms,
                        m.host_ms);

@@ -78,3 +78,18 @@ TEST_CASE("a whole program is timed on the host: only the output and thread rule
   m.threads_after = 6;
   CHECK(judge_call(m, program).find("starts threads") != std::string::npos);
 }
+
+TEST_CASE("a call run in the runner process is timed from send to done: only the output and thread rules apply",
+          "[contest]") {
+  auto m = honest();
+  m.foreign = true;
+  m.event_ms = 1.2;  // from sending the call to seeing `done`: host work included
+  m.host_ms = 0;     // not measured
+  m.cpu_ms = 3.0;    // the runner's CUDA threads cost CPU time of their own
+  CHECK(judge_call(m, ContestOptions{}).empty());
+  m.wrong = "C[0][0]: expected 1, got 2";
+  CHECK(judge_call(m, ContestOptions{}).find("wrong result") == 0);
+  m.wrong.clear();
+  m.threads_after = m.threads_before + 1;
+  CHECK(judge_call(m, ContestOptions{}).find("starts threads") != std::string::npos);
+}

@@ -43,9 +43,8 @@ struct CallMeasure {
   int threads_before = 0, threads_after = 0;  // the process's threads at the first call, at this one
   std::string wrong;    // check()'s verdict: empty when the output is right
   // The call ran in another process (ForeignCall, timer.hpp): event_ms, cpu_ms and the threads
-  // are that process's, measured by the harness; host_ms is not measured, and the escape rule,
-  // which compares it with event_ms, does not apply (that process's stream is a blocking one,
-  // which the legacy default stream joins, and its output is checked as soon as it is done).
+  // are that process's, measured by the harness from sending the call to seeing its work done
+  // (host work included); only the output and thread rules apply (judge_call says why).
   bool foreign = false;
 };
 

@@ -26,6 +26,7 @@
 #include <typeinfo>
 
 namespace remote {
+cudaError_t warm(cudaStream_t stream);  // warm.cu
 namespace {
 
 std::map<std::string, Invoker>& registry() {
@@ -135,6 +136,7 @@ int serve(int fd) {
       // clock: the GPU switches from the harness's context to this one now, not during the call.
       Reader prepare(payload);
       const auto seq = prepare.get<std::uint32_t>();
+      warm(g_stream);
       driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, seq);
       continue;
     }
