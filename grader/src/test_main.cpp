@@ -48,11 +48,15 @@ int main(int argc, char** argv) {
   struct Shutdown {
     ~Shutdown() { remote::shutdown(); }
   } shutdown;
-  if (!listing) {
+  // The runner: WORKBOOK_RUNNER (grader batch: the submission's), else this build's own.
+  const auto runner_options = [] {
     remote::HarnessOptions options;
     const char* runner = std::getenv("WORKBOOK_RUNNER");
     options.runner = runner && *runner ? runner : WORKBOOK_RUNNER_PROGRAM;
-    remote::configure(options);
+    return options;
+  };
+  if (!listing) {
+    remote::configure(runner_options());
     // Started first, with or without a GPU: what the submission runs before main() runs now,
     // and if it ends the program, that is the verdict for every case.
     if (const std::string why = remote::start_runner(); !why.empty()) {
@@ -77,9 +81,7 @@ int main(int argc, char** argv) {
   }
 #ifdef WORKBOOK_RUNNER_PROGRAM
   if (!listing) {
-    remote::HarnessOptions options;
-    const char* runner = std::getenv("WORKBOOK_RUNNER");
-    options.runner = runner && *runner ? runner : WORKBOOK_RUNNER_PROGRAM;
+    remote::HarnessOptions options = runner_options();  // now with the lab's call timeout
     options.call_timeout_s = grading::config().number("lab.call_timeout_s").value_or(options.call_timeout_s);
     remote::configure(options);
   }
