@@ -91,6 +91,15 @@ function(workbook_add_lab lab)
       LABELS "project;gpu" SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA GPU")
   endforeach()
 
+  # Remote labs: the student's code is in the runner, never in the test program (runs here, no GPU).
+  if(ARG_REMOTE)
+    add_test(NAME remote/${lab}/student-code-only-in-runner
+      COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DHARNESS=$<TARGET_FILE:grade-${lab}>
+              -DRUNNER=$<TARGET_FILE:runner-${lab}> "-DSOURCES=${ARG_SOURCES}"
+              -P ${PROJECT_SOURCE_DIR}/tests/remote/student-code-only-in-runner.cmake)
+    set_tests_properties(remote/${lab}/student-code-only-in-runner PROPERTIES LABELS "project;cpu")
+  endif()
+
   # What a student runs (label "grade", the `grade` workflow): the lab in the working copy.
   add_test(NAME grade/${lab} COMMAND grader check ${lab} --no-build)
   set_tests_properties(grade/${lab} PROPERTIES LABELS "grade" SKIP_RETURN_CODE 4)  # 4: no GPU
