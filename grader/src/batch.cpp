@@ -4,6 +4,7 @@
 #include "grader/build_log.hpp"
 #include "grader/files.hpp"
 #include "grader/gradebook.hpp"
+#include "grader/isolation.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/results.hpp"
@@ -117,7 +118,7 @@ public:
 private:
   StudentResult grade(const Submission& s);
   Phase run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
-                  const std::string& filter, bool exclusive);
+                  const std::string& filter, bool exclusive, const fs::path& log);
   void record(const StudentResult& r);
   void write_gradebook();
   nlohmann::json run_info() const;
@@ -249,18 +250,27 @@ StudentResult Batch::grade(const Submission& s) {
   // descriptor: nothing in the sandbox can find it by name (results.hpp).
   const fs::path results = dir / "results.jsonl";
   fs::remove(results);
-  Phase checks = run_phase(s, program, results, "~[performance]", false);
-  RunStatus status = status_of(checks, run / "checks.log");
-  bool output_cut = checks.process.output_truncated;
+  // Each phase isolated (isolation.hpp): a test program that ends abnormally is started again
+  // for the exercises it had not reached, so one exercise's crash costs no other's points.
+  bool output_cut = false;
+  const auto phase = [&](const std::string& name, bool exclusive) {
+    return [&, name, exclusive, attempt = 0](const std::string& filter) mutable {
+      const fs::path log = run / (name + (attempt++ ? "-" + std::to_string(attempt) : "") + ".log");
+      const Phase p = run_phase(s, program, results, filter, exclusive, log);
+      output_cut = output_cut || p.process.output_truncated;
+      return status_of(p, log);
+    };
+  };
+  IsolatedRun checks = run_isolated("~[performance]", results, phase("checks", false));
+  RunStatus status = checks.status;
   if (status.state == RunState::Completed) {
     // Only correct exercises are timed: the GPU is the batch's one serial resource.
     const auto exercises = exercises_to_time(config_, read_results(results));
-    if (!exercises.empty()) {
-      Phase timed = run_phase(s, program, results, timed_filter(exercises), true);
-      status = status_of(timed, run / "timed.log");
-      output_cut = output_cut || timed.process.output_truncated;
-    }
+    if (!exercises.empty()) status = run_isolated(timed_filter(exercises), results, phase("timed", true)).status;
   }
+  if (!checks.ended_in.empty())
+    r.notes.push_back("the test program ended abnormally in " + checks.ended_in.front() +
+                      "; the exercises after it ran again in a fresh process");
   if (g_interrupted) throw std::runtime_error("interrupted");
   if (output_cut)
     r.notes.push_back("the program's output was cut at 4 MiB (the rest was dropped unread; the grade comes from "
@@ -274,10 +284,9 @@ StudentResult Batch::grade(const Submission& s) {
 }
 
 Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
-                       const std::string& filter, bool exclusive) {
+                       const std::string& filter, bool exclusive, const fs::path& log) {
   const fs::path dir = work_ / s.student;
   const fs::path run = dir / "run";
-  const bool timed = exclusive;
   // Inside the sandbox, the submissions and the results are hidden; this submission's own
   // sources and program are shown read-only, its scratch folder read-write.
   SandboxedRun sr;
@@ -293,7 +302,7 @@ Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, co
            {"WORKBOOK_SOURCE_DIR", (dir / "src").string()},
            {"WORKBOOK_CACHE_DIR", cache_dir().string()},
            {"WORKBOOK_OVERRIDES", overrides_env()}};
-  sr.log = run / (timed ? "timed.log" : "checks.log");
+  sr.log = log;
   sr.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
   sr.limits.file_bytes = 256ull << 20;
   sr.limits.memory_bytes = o_.memory_bytes;

@@ -1,6 +1,7 @@
 #include "check.hpp"
 
 #include "grader/build_log.hpp"
+#include "grader/isolation.hpp"
 #include "grader/files.hpp"
 #include "grader/include_check.hpp"
 #include "grader/process.hpp"
@@ -126,40 +127,44 @@ int run_check(const Paths& paths, const CheckOptions& o) {
 
   // 2. Run the tests in a child process: a crash or a hang ends it, not the grader.
   const fs::path results = run_dir / "results.jsonl";
-  const fs::path log = run_dir / "test.log";
   fs::remove(results);
-  ProcessOptions run;
-  run.argv = {program.string()};
-  if (!o.filter.empty()) run.argv.push_back(o.filter);
-  run.set_env = {{"WORKBOOK_SEED", std::to_string(seed)},
-                 {"WORKBOOK_RESULTS", results.string()},
-                 {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
-                 {"WORKBOOK_SOURCE_DIR", (o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab)).string()}};
   std::string overrides;
   for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
-  run.set_env["WORKBOOK_OVERRIDES"] = overrides;
-  run.output_file = log;
-  run.timeout_s = config.timeout_s();
   Progress progress(results, tty);
-  run.on_poll = [&] { progress.poll(); };
   if (!o.json) std::cerr << "testing " << o.lab << " on " << device << " (seed " << seed << ") ...\n";
-  const auto outcome = run_process(run);
+  // Isolated (isolation.hpp): when the test program ends abnormally, the exercises it had not
+  // reached run again in a fresh process; one exercise's crash costs no other's points.
+  int attempt = 0;
+  const IsolatedRun isolated = run_isolated(o.filter, results, [&](const std::string& filter) {
+    const fs::path log = run_dir / (attempt++ ? "test-" + std::to_string(attempt) + ".log" : "test.log");
+    ProcessOptions run;
+    run.argv = {program.string()};
+    if (!filter.empty()) run.argv.push_back(filter);
+    run.set_env = {{"WORKBOOK_SEED", std::to_string(seed)},
+                   {"WORKBOOK_RESULTS", results.string()},
+                   {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
+                   {"WORKBOOK_SOURCE_DIR", (o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab)).string()},
+                   {"WORKBOOK_OVERRIDES", overrides}};
+    run.output_file = log;
+    run.timeout_s = config.timeout_s();
+    run.on_poll = [&] { progress.poll(); };
+    const auto outcome = run_process(run);
+    if (o.verbose && !o.json) std::cerr << read_file(log);
+    // How did it end? Exit 0 or 1 (Catch2: some checks failed) is a completed run; 70 is the
+    // test program stopping after a CUDA fault; anything else is a crash.
+    if (outcome.timed_out)
+      return RunStatus{RunState::TimedOut, fmt::format("no result after {:.0f} s (lab.toml timeout_s): a kernel "
+                                                       "that never ends? Log: {}", config.timeout_s(), log.string())};
+    if (outcome.failed_to_start) return RunStatus{RunState::Crashed, outcome.describe()};
+    if (outcome.signal != 0 || (outcome.exit_code != 0 && outcome.exit_code != 1)) {
+      const std::string why_code = outcome.exit_code == 70 ? "stopped after a CUDA error in your code"
+                                                           : outcome.describe();
+      return RunStatus{RunState::Crashed, why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
+    }
+    return RunStatus{};
+  });
   progress.finish();
-  if (o.verbose && !o.json) std::cerr << read_file(log);
-
-  // 3. How did it end? Exit 0 or 1 (Catch2: some checks failed) is a completed run; 70 is the
-  //    test program stopping after a CUDA fault; anything else is a crash.
-  RunStatus status;
-  if (outcome.timed_out) {
-    status = {RunState::TimedOut, fmt::format("no result after {:.0f} s (lab.toml timeout_s): a kernel that never "
-                                              "ends? Log: {}", config.timeout_s(), log.string())};
-  } else if (outcome.failed_to_start) {
-    status = {RunState::Crashed, outcome.describe()};
-  } else if (outcome.signal != 0 || (outcome.exit_code != 0 && outcome.exit_code != 1)) {
-    const std::string why_code = outcome.exit_code == 70 ? "stopped after a CUDA error in your code"
-                                                         : outcome.describe();
-    status = {RunState::Crashed, why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
-  }
+  const RunStatus status = isolated.status;
   LabReport report = build_report(config, read_results(results), status, seed, device, read_plans(results),
                                   !o.filter.empty());
   report.filter = o.filter;
