@@ -2,6 +2,8 @@
 #include "workbook/compare.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 using workbook::compare;
@@ -46,4 +48,30 @@ TEST_CASE("tolerance: |got - expected| <= atol + rtol * |expected|", "[compare]"
   CHECK_FALSE(compare(std::vector<float>{101.6f}, ref, 1, 1, tol).ok());
   const auto c = compare(std::vector<float>{101.0f}, ref, 1, 1, tol);
   CHECK(c.max_abs_error == 1.0);
+}
+
+TEST_CASE("a NaN never written (the poison's bits) is told from a NaN the code computed", "[compare]") {
+  float poison;
+  const std::uint32_t all_ones = 0xFFFFFFFFu;
+  std::memcpy(&poison, &all_ones, sizeof poison);
+  const float computed = std::numeric_limits<float>::quiet_NaN();  // what 0/0 or NaN * x gives
+  CHECK(workbook::is_poison(poison));
+  CHECK_FALSE(workbook::is_poison(computed));
+  const std::vector<double> expected = {1, 2, 3, 4};
+
+  const auto untouched = workbook::compare({poison, poison, poison, poison}, expected, 2, 2, workbook::Tolerance::exact());
+  CHECK(untouched.nothing_written());
+  CHECK(untouched.describe().find("(never written)") != std::string::npos);
+
+  // A beta * C epilogue that read the poisoned C: every element NaN, none of them the poison.
+  const auto epilogue = workbook::compare({computed, computed, computed, computed}, expected, 2, 2,
+                                          workbook::Tolerance::exact());
+  CHECK_FALSE(epilogue.nothing_written());
+  CHECK(epilogue.unwritten == 0);
+  CHECK(epilogue.describe().find("a NaN your code computed") != std::string::npos);
+
+  const auto partly = workbook::compare({1.0f, poison, 3.0f, poison}, expected, 2, 2, workbook::Tolerance::exact());
+  CHECK(partly.unwritten == 2);
+  CHECK(partly.first_unwritten);
+  CHECK_FALSE(partly.nothing_written());
 }
