@@ -23,7 +23,6 @@ F entry(const char* symbol) {
 }
 
 struct Table {
-  decltype(&cuStreamWaitValue32) wait = entry<decltype(&cuStreamWaitValue32)>("cuStreamWaitValue32");
   decltype(&cuStreamWriteValue32) write = entry<decltype(&cuStreamWriteValue32)>("cuStreamWriteValue32");
   decltype(&cuMemGetAddressRange) range = entry<decltype(&cuMemGetAddressRange)>("cuMemGetAddressRange");
   decltype(&cuPointerGetAttribute) attribute = entry<decltype(&cuPointerGetAttribute)>("cuPointerGetAttribute");
@@ -41,17 +40,8 @@ void check(CUresult r, const char* what) {
 
 }  // namespace
 
-CUresult try_wait_value(CUstream stream, CUdeviceptr address, cuuint32_t value) {
-  return table().wait(stream, address, value, CU_STREAM_WAIT_VALUE_GEQ);
-}
 CUresult try_write_value(CUstream stream, CUdeviceptr address, cuuint32_t value) {
   return table().write(stream, address, value, CU_STREAM_WRITE_VALUE_DEFAULT);
-}
-void wait_value(CUstream stream, CUdeviceptr address, cuuint32_t value) {
-  check(try_wait_value(stream, address, value), "cuStreamWaitValue32");
-}
-void write_value(CUstream stream, CUdeviceptr address, cuuint32_t value) {
-  check(try_write_value(stream, address, value), "cuStreamWriteValue32");
 }
 bool address_range(CUdeviceptr pointer, CUdeviceptr& base, size_t& size) {
   return table().range(&base, &size, pointer) == CUDA_SUCCESS;

@@ -34,7 +34,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -82,7 +81,7 @@ public:
 
 private:
   void start();
-  [[noreturn]] void fail(const std::string& what, std::uint32_t seq, cudaStream_t stream);
+  [[noreturn]] void fail(const std::string& what);  // ends the runner, throws CallFailed
   std::string reap();  // waits for the ended runner: "exited with status 1", "killed by SIGSEGV"
 
   pid_t pid_ = -1;
@@ -227,7 +226,7 @@ void Harness::stop(bool kill) {
   fd_ = -1;
 }
 
-void Harness::fail(const std::string& what, std::uint32_t, cudaStream_t) {
+void Harness::fail(const std::string& what) {
   if (pid_ > 0) ::kill(pid_, SIGKILL);
   reap();
   stop(true);
@@ -248,7 +247,7 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   if (prepare_) {
     Writer prepare;
     prepare.put(seq);
-    if (!send_message(fd_, Type::Prepare, prepare)) fail(std::string(name) + ": the program running your code " + reap(), seq, stream);
+    if (!send_message(fd_, Type::Prepare, prepare)) fail(std::string(name) + ": the program running your code " + reap());
     const auto until = clock::now() + std::chrono::seconds(10);
     while (__atomic_load_n(&control_->ready, __ATOMIC_ACQUIRE) < seq && clock::now() < until) {
     }
@@ -257,7 +256,7 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   int threads = 0;
   usage_of(pid_, cpu0, threads);
   const auto t0 = clock::now();
-  if (!send_message(fd_, Type::Call, call)) fail(std::string(name) + ": the program running your code " + reap(), seq, stream);
+  if (!send_message(fd_, Type::Call, call)) fail(std::string(name) + ": the program running your code " + reap());
 
   // Watch `done` from the CPU; now and then also the socket (a reply before `done` means the
   // call failed) and the clock (a hang).
@@ -285,13 +284,13 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
     answered = receive_message(fd_, type, payload, static_cast<int>(std::max<long long>(left, finished ? 60000 : 0)));
   } catch (const std::exception&) {
-    fail(std::string(name) + ": the program running your code " + reap() + " during this call", seq, stream);
+    fail(std::string(name) + ": the program running your code " + reap() + " during this call");
   }
   if (!answered) {
     std::ostringstream why;
     why << name << " did not finish within " << options.call_timeout_s
         << " s (a kernel or a loop that never ends?); the call was stopped";
-    fail(why.str(), seq, stream);
+    fail(why.str());
   }
   std::uint32_t got_seq = 0, status = 0;
   std::string message;
@@ -304,13 +303,13 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
     message = reply.get_string();
     value = reply.get_bytes();
   } catch (const std::exception&) {
-    fail(std::string(name) + ": the program running your code sent a malformed reply", seq, stream);
+    fail(std::string(name) + ": the program running your code sent a malformed reply");
   }
-  if (got_seq != seq) fail(std::string(name) + ": the program running your code answered out of turn", seq, stream);
+  if (got_seq != seq) fail(std::string(name) + ": the program running your code answered out of turn");
   if (static_cast<Status>(status) == Status::Crashed)
-    fail(message + " (the CUDA context was lost: this call is charged, the other cases run in a fresh process)", seq, stream);
+    fail(message + " (the CUDA context was lost: this call is charged, the other cases run in a fresh process)");
   if (static_cast<Status>(status) != Status::Ok) throw CallFailed(message, false);
-  if (!finished) fail(std::string(name) + ": the program running your code answered without finishing the call", seq, stream);
+  if (!finished) fail(std::string(name) + ": the program running your code answered without finishing the call");
   workbook::ForeignCall report;
   report.device_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   report.threads = threads;

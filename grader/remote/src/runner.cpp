@@ -39,7 +39,6 @@ cudaStream_t g_stream = nullptr;
 struct Opened {
   void* base = nullptr;
   long last_call = 0;
-  bool pinned = false;  // the control block: open for the runner's whole life
 };
 std::map<std::string, Opened> g_opened;  // by IPC handle bytes
 long g_call = 0;
@@ -50,7 +49,7 @@ std::string key_of(const cudaIpcMemHandle_t& h) { return std::string(reinterpret
 // alive here; buffers a timing loop reuses stay open.
 void close_stale() {
   for (auto it = g_opened.begin(); it != g_opened.end();) {
-    if (!it->second.pinned && it->second.last_call < g_call - 2) {
+    if (it->second.last_call < g_call - 2) {
       cudaIpcCloseMemHandle(it->second.base);
       it = g_opened.erase(it);
     } else {
@@ -61,7 +60,6 @@ void close_stale() {
 
 std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
-std::string driver_error(CUresult r) { return driver::error_name(r); }
 
 // Waits for the next message: spinning for a while first, since the harness's timed calls
 // follow each other closely and a sleeping process can take milliseconds to wake on some hosts
@@ -179,7 +177,7 @@ int serve(int fd) {
     }
     if (written != CUDA_SUCCESS && status == Status::Ok) {
       status = Status::Crashed;
-      message = "the runner could not signal the harness (" + driver_error(written) + ")";
+      message = std::string("the runner could not signal the harness (") + driver::error_name(written) + ")";
     }
     close_stale();
     Writer reply;

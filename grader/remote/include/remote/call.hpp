@@ -12,8 +12,8 @@
 //
 // Arguments travel by their declared types: a device pointer as a CUDA IPC handle of its
 // allocation plus an offset (the runner opens the same memory), numbers and plain structs by
-// value, and the cudaStream_t as nothing: the runner launches on its own stream, ordered after
-// the harness's stream by the control block (wire.hpp).
+// value, and the cudaStream_t as nothing: the runner launches on its own stream; the harness
+// finishes its own work on the buffers (on the stream it was given) before it sends the call.
 #pragma once
 
 #include "remote/wire.hpp"

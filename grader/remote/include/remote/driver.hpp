@@ -1,5 +1,5 @@
-// The few CUDA driver functions the two processes need (stream memory operations, the base of an
-// allocation), looked up through the runtime at first use instead of linking libcuda: a program
+// The few CUDA driver functions the two processes need (a stream memory operation, the base and
+// identity of an allocation), looked up through the runtime at first use instead of linking libcuda: a program
 // linked against libcuda cannot even start on a machine without the driver, and the test
 // programs must start there to say "SKIPPED: no CUDA GPU".
 #pragma once
@@ -8,11 +8,8 @@
 
 namespace remote::driver {
 
-// Throw std::runtime_error (with the driver's error name) when the call fails.
-void wait_value(CUstream stream, CUdeviceptr address, cuuint32_t value);  // until *address >= value
-void write_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
-// Same, returning the driver's result instead of throwing (the runner reports it).
-CUresult try_wait_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
+// Writes `value` to `address` on the stream, after the work before it (the runner's `done`);
+// returns the driver's result (the runner reports a failure).
 CUresult try_write_value(CUstream stream, CUdeviceptr address, cuuint32_t value);
 // The allocation that holds `pointer`; false when it is not device memory.
 bool address_range(CUdeviceptr pointer, CUdeviceptr& base, size_t& size);
