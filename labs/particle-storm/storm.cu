@@ -118,8 +118,9 @@ std::vector<Result> simulate(int layer_size, const std::vector<Storm>& storms, c
 
   // TODO(resident):
   //   1. One stream for everything (workbook::Stream), and on the device (workbook::DeviceBuffer
-  //      frees itself): the layer, its copy, the two candidate arrays (layer_size elements each),
-  //      one float and one int per storm for the results, and the particles.
+  //      frees itself): the layer, its copy, the two candidate arrays (2 * layer_size elements
+  //      each, as storm.h promises maximum()), one float and one int per storm for the results,
+  //      and the particles. workbook::Stream is non-blocking: copy with cudaMemcpyAsync on it.
   //   2. Zero the layer ON THE DEVICE (cudaMemsetAsync: all bits 0 is 0.0f). No host array of
   //      layer_size, no copy of the layer in either direction, ever.
   //   3. Upload the particles: all storms' posval in one array and one cudaMemcpyAsync is best.

@@ -13,6 +13,11 @@
 //                  energy_k   = energy / layer_size / sqrtf((float)distance)  (float ops)
 //                  if (energy_k >= THRESHOLD / layer_size || energy_k <= -THRESHOLD / layer_size)
 //                    layer[k] = layer[k] + energy_k
+//                The THRESHOLD test never changes a result: for any input the program accepts
+//                (integer values, positions within +-10^9, layer_size <= 10^9) a particle whose
+//                value is not 0 passes it in every cell (it would fail only at a distance above
+//                10^12), and value 0 fails it but its term is 0 and adds nothing. Keep it or
+//                leave it out: no test can tell the two apart (the handout's question 1).
 //   2. relax:    copy = layer; then for k = 1 .. layer_size-2:
 //                  layer[k] = (copy[k-1] + copy[k] + copy[k+1]) / 3
 //                the two end cells are left untouched.
@@ -27,8 +32,18 @@
 // values are that close.
 //
 // The three steps are separate launchers so that the grader can test each one on its own. All
-// pointers they take are DEVICE pointers; they launch on `stream` and return without
-// synchronising (the grader, or your simulate(), synchronises). simulate() takes HOST data.
+// pointers they take are DEVICE pointers. Put all their work on `stream`: launch with
+// <<<grid, block, 0, stream>>>, copy with cudaMemcpyAsync(..., stream), set memory with
+// cudaMemsetAsync(..., stream); return without synchronising (the grader, or your simulate(),
+// synchronises). simulate() takes HOST data.
+//
+// Copies and launches without a stream argument: the stream the grader passes is a blocking
+// stream (made with cudaStreamCreate), so a plain cudaMemcpy or cudaMemset, or a launch with
+// no stream (the legacy default stream), is still ordered with the work on `stream`: the legacy
+// default stream waits for every blocking stream, and they wait for it. Work on a stream of
+// your own made with cudaStreamCreateWithFlags(..., cudaStreamNonBlocking) is not ordered with
+// anything of the grader's: it races with the inputs and the checks. In simulate() the stream
+// is the one you create: see simulate() below.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -59,12 +74,22 @@ struct Result {
 void update(float* layer, int layer_size, const int* posval, int num_particles, cudaStream_t stream);
 
 // Exercise `relax`: step 2, in place on `layer`. `layer_copy` is a scratch array of layer_size
-// floats for your copy; what it holds on entry and on return does not matter.
+// floats for your copy; what it holds on entry and on return does not matter. The relaxed layer
+// must be in `layer` itself: swapping the two pointers inside relax() changes nothing for the
+// caller, who keeps its own. Two ways that work: copy, then average from the copy into the layer
+// (two kernels: the end of the first is the barrier); or average from the layer into
+// layer_copy, then copy the cells 1 .. layer_size-2 back (a kernel, or
+// cudaMemcpyAsync(..., cudaMemcpyDeviceToDevice, stream)). A ping-pong between two arrays
+// belongs in simulate(), which owns both (see below).
 void relax(float* layer, float* layer_copy, int layer_size, cudaStream_t stream);
 
 // Exercise `maximum`: step 3. Writes the value to *max_value and the position to *max_position
 // (one float and one int, on the device). candidate_values and candidate_positions are scratch
-// arrays of layer_size elements each for your reduction (the course notes' two arrays).
+// arrays for your reduction (the course notes' two arrays), each with room for 2 * layer_size
+// elements (8 * layer_size bytes) and 8-byte aligned: use them as a float and an int per cell
+// (or per block), or use either one alone as layer_size 8-byte words, such as an unsigned long
+// long that packs a (value, position) pair per cell. What they hold on entry and on return does
+// not matter.
 void maximum(const float* layer, int layer_size, float* candidate_values, int* candidate_positions,
              float* max_value, int* max_position, cudaStream_t stream);
 
@@ -80,8 +105,22 @@ struct Steps {
 // Exercise `resident`: the whole simulation, from host storms to host results, one Result per
 // storm in order. Allocate the layer on the device and initialise it THERE; keep it there
 // across storms; move only what must move (each storm's particles in, the results out); call
-// steps.update, steps.relax and steps.maximum for each storm. Return once the results are on
+// steps.update, steps.relax and steps.maximum for each storm. Give steps.maximum candidate
+// arrays of 2 * layer_size elements each, as promised above. Return once the results are on
 // the host. layer_size >= 1; a storm may have no particles.
+//
+// The stream is yours here: create one and pass it to the steps. Put your copies on it
+// (cudaMemcpyAsync(..., stream)) and synchronise it before you read the results. workbook::Stream
+// is a NON-blocking stream: a plain cudaMemcpy does not wait for the steps' kernels on it and
+// would copy stale results. For plain cudaMemcpy, create a blocking stream (cudaStreamCreate)
+// or use the default stream 0.
+//
+// Relaxing by ping-pong: simulate() owns its device arrays, so instead of steps.relax it may
+// average one array into a second (the two end cells copied across) with a kernel of its own
+// and hand the second to steps.maximum and the next steps.update, swapping the two each storm.
+// The grader accepts that: `resident` is judged by its results and its copies (with the
+// grader's steps, your ping-pong then does the relaxing), and relax() is still graded on its
+// own, in place.
 std::vector<Result> simulate(int layer_size, const std::vector<Storm>& storms,
                              const Steps& steps = Steps{update, relax, maximum});
 

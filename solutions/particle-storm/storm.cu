@@ -176,7 +176,8 @@ void maximum(const float* layer, int layer_size, float* candidate_values, int* c
 // ---------------------------------------------------------------------------------------------
 std::vector<Result> simulate(int layer_size, const std::vector<Storm>& storms, const Steps& steps) {
   const int num_storms = static_cast<int>(storms.size());
-  workbook::Stream stream;  // every copy and kernel in order on one stream
+  workbook::Stream stream;  // every copy and kernel in order on one stream (non-blocking: so
+                            // every copy is a cudaMemcpyAsync on it, never a plain cudaMemcpy)
 
   // All the storms' particles in one host array, so one copy uploads them.
   std::vector<int> posval;
@@ -188,8 +189,10 @@ std::vector<Result> simulate(int layer_size, const std::vector<Storm>& storms, c
 
   workbook::DeviceBuffer<int> d_posval(std::max<std::size_t>(posval.size(), 1));
   workbook::DeviceBuffer<float> layer(layer_size), layer_copy(layer_size);
-  workbook::DeviceBuffer<float> candidate_values(layer_size);
-  workbook::DeviceBuffer<int> candidate_positions(layer_size);
+  // The candidate arrays hold 2 * layer_size elements each, as storm.h promises maximum() (room
+  // for one 8-byte pair per cell): the grader's steps use fewer, a student's own may use all.
+  workbook::DeviceBuffer<float> candidate_values(2 * std::size_t(layer_size));
+  workbook::DeviceBuffer<int> candidate_positions(2 * std::size_t(layer_size));
   workbook::DeviceBuffer<float> max_values(std::max(num_storms, 1));
   workbook::DeviceBuffer<int> max_positions(std::max(num_storms, 1));
 

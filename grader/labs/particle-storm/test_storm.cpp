@@ -17,6 +17,7 @@
 #include "tiers.cuh"
 #include "transfers.hpp"
 #include "workbook/contest.hpp"
+#include "workbook/compare.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device_buffer.hpp"
 #include "workbook/guarded_buffer.hpp"
@@ -72,6 +73,13 @@ std::string strf(const char* format, ...) {
 }
 
 std::string cells(long long n) { return std::to_string(n) + (n == 1 ? " cell" : " cells"); }
+
+// A float's bits, to tell a NaN the code computed from the starter's NAN or the poison.
+std::uint32_t bits_of(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
 
 template <class T>
 void copy_to_device(T* dst, const std::vector<T>& src, cudaStream_t stream) {
@@ -282,6 +290,46 @@ std::vector<MaximumCase> maximum_cases() {
   };
   for (int n : {16, 17, 255, 256, 257, 4097, 100003, 1 << 20, (1 << 24) + 3})
     cases.push_back({"random, " + cells(n), [n](std::uint64_t seed) { return random_layer(n, seed); }});
+
+  // Ties at many alignments. A reduction step that keeps its own pair on equal values (`>`), or
+  // the other one (`>=`), is right or wrong depending on which side of the step the lower
+  // position sits, and that depends on how the reduction maps cells to threads, warps and blocks
+  // (one thread per cell or a grid-stride loop, a shared-memory tree halving its stride or
+  // doubling it, warp shuffles, a second pass in a block or on the host). Two equal maxima in one
+  // place catch some shapes and miss others; these placements (the same warp, adjacent warps,
+  // across the 256- and 1024-cell marks, the first and last candidate cells, one grid-stride of
+  // 1024 blocks of 256 apart, the higher cell on the lower thread, 64 scattered ones) catch
+  // either wrong tie-break in each of those shapes where it can give a wrong answer: tie_model.py
+  // beside this file models the shapes and checks it (keep its CASES in step with these).
+  struct Tie {
+    const char* where;
+    int layer_size;
+    std::vector<int> positions;  // empty: 64 scattered positions
+  };
+  const Tie ties[] = {
+      {"in one warp (cells 3 and 29)", 1000, {29, 3}},
+      {"in adjacent warps (cells 31 and 33)", 1000, {33, 31}},
+      {"two warps apart (cells 2 and 40)", 1000, {40, 2}},
+      {"across the 256 mark (cells 255 and 257)", 5000, {257, 255}},
+      {"across the 1024 mark (cells 1023 and 1025)", 5000, {1025, 1023}},
+      {"at the first and last candidate cells", 100003, {100001, 1}},
+      {"one grid-stride apart (cells 7 and 262149)", 1 << 20, {262149, 7}},
+      {"64 of them scattered over 1M cells", 1 << 20, {}},
+  };
+  for (const Tie& t : ties)
+    cases.push_back({std::string("equal maxima ") + t.where + ": the lowest position wins", [t](std::uint64_t seed) {
+                       auto v = random_layer(t.layer_size, seed, 0.0f, 1.0f);  // below the ties
+                       std::vector<int> positions = t.positions;
+                       if (positions.empty()) {  // fixed odd cells (no two adjacent), the same every run
+                         std::uint64_t x = 0x9E3779B97F4A7C15ull;
+                         for (int i = 0; i < 64; ++i) {
+                           x = workbook::derive_seed(x, i);
+                           positions.push_back(1 + 2 * int(x % std::uint64_t(t.layer_size / 2 - 1)));
+                         }
+                       }
+                       for (int k : positions) v[k] = 3.0f;
+                       return v;
+                     }});
   return cases;
 }
 
@@ -293,8 +341,10 @@ void run_maximum(const MaximumCase& mc, int index, int repeat, CaseResult& r) {
   workbook::Stream stream;
   DeviceBuffer<float> layer(n);
   copy_to_device(layer.data(), input, stream);
-  GuardedBuffer<float> candidate_values(n), max_value(1);
-  GuardedBuffer<int> candidate_positions(n), max_position(1);
+  // The scratch arrays have room for 2 * layer_size elements each (storm.h): one 8-byte
+  // (value, position) pair per cell fits in either; the guards catch a write beyond that.
+  GuardedBuffer<float> candidate_values(2 * std::size_t(n)), max_value(1);
+  GuardedBuffer<int> candidate_positions(2 * std::size_t(n)), max_position(1);
   for (auto* b : {&candidate_values, &max_value}) b->poison(stream);
   for (auto* b : {&candidate_positions, &max_position}) b->poison(stream);
   storm::maximum(layer.data(), n, candidate_values.data(), candidate_positions.data(), max_value.data(),
@@ -308,8 +358,20 @@ void run_maximum(const MaximumCase& mc, int index, int repeat, CaseResult& r) {
   if (got.position != expected.position || !(got.value == expected.value)) {
     r.outcome = Outcome::Incorrect;
     r.detail = what;
-    if (got.position == -1 || std::isnan(got.value)) {
-      r.detail += "; nothing was written to *max_position or *max_value: see the TODO(maximum) steps in storm.cu";
+    // Both results are filled with every bit set before the call: an int that nothing wrote
+    // reads -1, a float a NaN with those exact bits (a computed NaN has others).
+    const bool value_unwritten = workbook::is_poison(got.value), position_unwritten = got.position == -1;
+    if (value_unwritten && position_unwritten) {
+      r.detail += "; nothing was written to *max_position or *max_value (both still hold the grader's fill, "
+                  "every bit set): see the TODO(maximum) steps in storm.cu";
+    } else if (value_unwritten) {
+      r.detail += "; nothing was written to *max_value (it still holds the grader's fill, every bit set)";
+    } else if (std::isnan(got.value)) {
+      r.detail += "; a NaN your code computed (not the grader's fill of *max_value)";
+    } else if (position_unwritten) {
+      r.detail += "; *max_position is -1, which is also the grader's fill (every bit set): your code either never "
+                  "wrote it or computed -1 (a reduction that starts from position -1 and met no candidate?); with "
+                  "no strict local maximum greater than 0, the result is position 0, value 0";
     } else if (got.position >= 0 && got.position < n && got.position != expected.position &&
                input[got.position] == expected.value) {
       r.detail += "; equal values: the lowest position must win";
@@ -351,8 +413,20 @@ std::string wrong_results(const std::vector<Result>& expected, const std::vector
   if (wrong == 0) return "";
   std::string detail = strf("storm %zu of %zu: %s", first + 1, got.size(), why.c_str());
   if (wrong > 1) detail += strf(" (%zu storms wrong)", wrong);
-  if (got[first].position == -1)
-    detail += "; position -1 is the starter's 'not computed': see the TODO(resident) steps in storm.cu";
+  const Result& g = got[first];
+  if (g.position == -1 && bits_of(g.value) == bits_of(NAN)) {
+    // Exactly what the starter's simulate() returns for a storm it did not compute.
+    detail += "; (-1, nan) is the starter's placeholder: simulate() did not fill in this storm's result (see the "
+              "TODO(resident) steps in storm.cu)";
+  } else if (g.position == -1 && workbook::is_poison(g.value)) {
+    detail += "; position -1 and a NaN with every bit set: the bytes the grader leaves in free device memory, so "
+              "the result was copied from device memory that nothing wrote (did maximum() write this storm's "
+              "element of the result arrays before the copy?)";
+  } else if (g.position == -1) {
+    detail += "; position -1 is not the starter's placeholder: your code computed it (a reduction that starts "
+              "from position -1 and met no candidate?); with no strict local maximum greater than 0, the result "
+              "is position 0, value 0";
+  }
   return detail;
 }
 
@@ -670,8 +744,8 @@ Breakdown step_times() {
   const int n = w.layer_size;
   const auto s = sg::generate_storm(w.shape(), input_seed(8, 0, 0), 0);
   workbook::Stream stream;
-  DeviceBuffer<float> layer(n), layer_copy(n), candidate_values(n), max_value(1);
-  DeviceBuffer<int> candidate_positions(n), max_position(1);
+  DeviceBuffer<float> layer(n), layer_copy(n), candidate_values(2 * std::size_t(n)), max_value(1);
+  DeviceBuffer<int> candidate_positions(2 * std::size_t(n)), max_position(1);  // 2n: storm.h
   const auto particles = device_particles(s, stream);
   CUDA_CHECK(cudaMemsetAsync(layer.data(), 0, layer.bytes(), stream));
   workbook::TimingOptions options = grading::timing_options();
