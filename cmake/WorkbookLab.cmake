@@ -11,7 +11,7 @@
 # Both compile against the official interface header in labs/<lab>/, and both read
 # labs/<lab>/lab.toml at run time (thresholds and points never need a rebuild).
 function(workbook_add_lab lab)
-  cmake_parse_arguments(ARG "" "REMOTE" "SOURCES;TESTS;SUPPORT" ${ARGN})
+  cmake_parse_arguments(ARG "" "REMOTE" "SOURCES;TESTS;SUPPORT;RUNNER_SUPPORT" ${ARGN})
   set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
   set(solution_dir ${PROJECT_SOURCE_DIR}/solutions/${lab})
 
@@ -25,12 +25,14 @@ function(workbook_add_lab lab)
   # REMOTE remote.cpp: the lab's functions run in a process of their own (grader/remote/): the
   # file defines them in the test program as calls to the runner, and registers the student's
   # real functions in the runner, which is the only program that links the student's code.
+  # RUNNER_SUPPORT: grader code the runner needs beside it (particle-storm's copy counter); link
+  # options the runner needs go on ${lab}-remote-runner's INTERFACE_LINK_OPTIONS.
   if(ARG_REMOTE)
     add_library(${lab}-remote-harness OBJECT ${ARG_REMOTE})
-    target_include_directories(${lab}-remote-harness PRIVATE ${lab_dir})
+    target_include_directories(${lab}-remote-harness PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})
     target_link_libraries(${lab}-remote-harness PRIVATE grader_remote_harness)
-    add_library(${lab}-remote-runner OBJECT ${ARG_REMOTE})
-    target_include_directories(${lab}-remote-runner PRIVATE ${lab_dir})
+    add_library(${lab}-remote-runner OBJECT ${ARG_REMOTE} ${ARG_RUNNER_SUPPORT})
+    target_include_directories(${lab}-remote-runner PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})
     target_compile_definitions(${lab}-remote-runner PRIVATE WORKBOOK_RUNNER)
     target_link_libraries(${lab}-remote-runner PRIVATE grader_runner)
     set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXPORTED_TARGETS ${lab}-remote-runner)
@@ -66,6 +68,7 @@ function(workbook_add_lab lab)
       endif()
       add_executable(${runner} $<TARGET_OBJECTS:${lab}-remote-runner>)
       target_link_libraries(${runner} PRIVATE grader_runner ${flavour}-${lab}-code)
+      target_link_options(${runner} PRIVATE $<TARGET_PROPERTY:${lab}-remote-runner,INTERFACE_LINK_OPTIONS>)
       set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
       target_compile_definitions(${flavour}-${lab} PRIVATE WORKBOOK_RUNNER_PROGRAM="$<TARGET_FILE:${runner}>")
       target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${lab}-remote-harness grader_testing)

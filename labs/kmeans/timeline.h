@@ -112,6 +112,7 @@ public:
 
   // Per iteration, in order. Waits for the stream.
   std::vector<Breakdown> iterations() const {
+    if (loaded_) return loaded_iterations_;
     resolve();
     std::vector<Breakdown> out(iterations_);
     for (const Segment& s : segments_)
@@ -121,6 +122,7 @@ public:
   // Everything outside the iterations: allocation-time copies, the first copy of the objects,
   // the final copies of the results. Waits for the stream.
   Breakdown outside() const {
+    if (loaded_) return loaded_outside_;
     resolve();
     Breakdown b;
     for (const Segment& s : segments_)
@@ -137,10 +139,22 @@ public:
 
   // Forgets what was recorded (keeps the events for reuse): one Timeline can time many runs.
   void reset() {
+    loaded_ = false;
+    loaded_iterations_.clear();
     segments_.clear();
     next_event_ = 0;
     iterations_ = 0;
     iteration_ = -1;
+  }
+
+  // The grader's, not yours: the grader runs your code in a process of its own, and this copies
+  // the parts that process's Timeline measured into the grader's Timeline, for its report.
+  void load(const std::vector<Breakdown>& iterations, const Breakdown& outside) {
+    reset();
+    loaded_ = true;
+    loaded_iterations_ = iterations;
+    loaded_outside_ = outside;
+    iterations_ = static_cast<int>(iterations.size());
   }
 
 private:
@@ -200,6 +214,9 @@ private:
   std::vector<Segment> segments_;
   int iterations_ = 0;
   int iteration_ = -1;
+  bool loaded_ = false;  // load(): the parts below replace the segments
+  std::vector<Breakdown> loaded_iterations_;
+  Breakdown loaded_outside_;
 };
 
 }  // namespace kmeans

@@ -11,6 +11,7 @@
 #include "grader/grading.hpp"
 #include "kmeans.h"
 #include "reference.hpp"
+#include "remote/call.hpp"
 #include "sequential.hpp"
 #include "workbook/contest.hpp"
 #include "workbook/cuda_check.hpp"
@@ -312,6 +313,7 @@ void speedup_verdict(const std::string& exercise, const Measured& m, const PerfC
                {"kernels_ms", b.kernels_ms},
                {"d2h_ms", b.d2h_ms},
                {"host_ms", b.host_ms},
+               {"unaccounted_ms", std::max(0.0, med - b.sum_ms())},
                {"min_speedup", min_speedup}};
   std::ostringstream detail;
   detail.precision(3);
@@ -334,6 +336,11 @@ void speedup_verdict(const std::string& exercise, const Measured& m, const PerfC
            << min_speedup << "x, i.e. at most " << base / min_speedup << " ms. Last call: host-to-device "
            << b.h2d_ms << " ms, kernels " << b.kernels_ms << " ms, device-to-host " << b.d2h_ms << " ms, host "
            << b.host_ms << " ms";
+    // Time the Timeline did not see: allocation and frees, raw copies, and host loops outside
+    // timeline.host() (a transpose of the objects on the host, say).
+    if (const double other = med - b.sum_ms(); other > 0.1 * med)
+      detail << "; " << other << " ms of the median call went through none of the Timeline's helpers "
+             << "(cudaMalloc/cudaFree, copies or host loops outside timeline.to_device/to_host/host)";
   }
   r.detail = detail.str();
 }
@@ -399,6 +406,11 @@ TEST_CASE("shared: correct on every configuration, and fails clearly when the ce
                  if (e.sticky()) throw;  // a fault: the grader stops, as for any crash
                  r.outcome = Outcome::Incorrect;
                  r.detail = std::string("threw a CUDA error instead of std::invalid_argument (check the size before "
+                                        "launching): ") + e.what();
+               } catch (const remote::CallFailed& e) {
+                 if (e.crashed) throw;  // a fault or a hang: recorded as such
+                 r.outcome = Outcome::Incorrect;
+                 r.detail = std::string("threw something other than std::invalid_argument (check the size before "
                                         "launching): ") + e.what();
                } catch (const std::exception& e) {
                  r.outcome = Outcome::Incorrect;

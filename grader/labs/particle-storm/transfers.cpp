@@ -77,6 +77,17 @@ Transfers TransferCount::stop() {
   return g_transfers;
 }
 
+void count_foreign(const Transfers& t) {
+  if (!g_counting.load()) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_transfers.h2d_bytes += t.h2d_bytes;
+  g_transfers.h2d_calls += t.h2d_calls;
+  g_transfers.d2h_bytes += t.d2h_bytes;
+  g_transfers.d2h_calls += t.d2h_calls;
+  g_transfers.d2d_bytes += t.d2d_bytes;
+  g_transfers.d2d_calls += t.d2d_calls;
+}
+
 }  // namespace storm_grading
 
 // The wrappers the linker substitutes for the CUDA runtime's copy calls (--wrap=<name>), and

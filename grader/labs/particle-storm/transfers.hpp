@@ -1,7 +1,13 @@
 // Counting the copies between host and device that a piece of code makes, to grade `resident`
-// ("no needless transfers") without trusting the code under test to report them.
+// ("no needless transfers").
 //
-// The test programs are linked with -Wl,--wrap=cudaMemcpy (and the other copy calls: see
+// The student's code runs in the runner (grader/remote/), which counts its copies there and
+// sends the counts with its reply. The runner is the submission's own process, so these counts
+// are the one measurement a determined submission could alter (or escape, by copying through
+// the driver API): it would gain at most the transfers check's points, and
+// docs/instructor-guide.md's threat model says so.
+//
+// The programs are linked with -Wl,--wrap=cudaMemcpy (and the other copy calls: see
 // CMakeLists.txt), so every call to cudaMemcpy in any object of the program, storm.cu
 // included, lands in __wrap_cudaMemcpy (transfers.cpp), which counts it while a
 // TransferCount is alive and then calls the real cudaMemcpy. The CUDA runtime is linked
@@ -19,6 +25,10 @@ struct Transfers {
   std::size_t d2d_bytes = 0, d2d_calls = 0;  // device to device (on the device: not a transfer)
   std::string describe() const;             // "2 copies host-to-device (16.0 KiB), ..."
 };
+
+// Adds the copies another process counted (the runner, which ran the code: grader/remote/) to
+// the count in progress, if any.
+void count_foreign(const Transfers& transfers);
 
 // Counts the copies made between its construction and its destruction (or stop()).
 class TransferCount {

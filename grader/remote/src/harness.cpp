@@ -13,6 +13,7 @@
 // a millisecond per call), and the runner sleeps only after `done`, outside the clock.
 // A call that fails, crashes, or hangs past the call timeout costs that call only: the runner is
 // ended and a fresh one started for the next call.
+#include "remote/arena.hpp"
 #include "remote/call.hpp"
 #include "remote/driver.hpp"
 #include "remote/harness.hpp"
@@ -92,7 +93,6 @@ private:
   bool started_once_ = false;
   bool reached_main_ = false;
   bool ready_ = false;  // the CUDA handshake is done: calls can be sent
-  bool prepare_ = std::getenv("WORKBOOK_REMOTE_NO_PREPARE") == nullptr;
   std::string start_failure_;  // a runner that could not start will not start next time either
 };
 
@@ -108,6 +108,8 @@ void Harness::spawn() {
     if (std::strncmp(*e, "WORKBOOK_", 9) != 0) env.emplace_back(*e);
   env.emplace_back("WORKBOOK_RUNNER_FD=3");
   env.emplace_back("WORKBOOK_RUNNER_CONTROL_FD=4");
+  env.emplace_back("WORKBOOK_RUNNER_ARENA_FD=5");
+  const int arena = arena_fd();
   if (control_fd_ < 0) {
     control_fd_ = ::memfd_create("workbook-control", MFD_CLOEXEC);
     if (control_fd_ < 0 || ::ftruncate(control_fd_, sizeof(Control)) != 0)
@@ -130,9 +132,10 @@ void Harness::spawn() {
   if (pid == 0) {
     ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
     ::dup2(control_fd_, 4);
+    ::dup2(arena, 5);
     // Nothing else of the harness's reaches the runner, whatever was opened without
     // close-on-exec (the results descriptor before the harness marked it, say).
-    ::syscall(SYS_close_range, 5u, ~0u, 0u);
+    ::syscall(SYS_close_range, 6u, ~0u, 0u);
     ::execve(program.c_str(), argv, envp.data());
     const std::string why = "cannot run " + program + ": " + std::strerror(errno) + "\n";
     (void)!::write(2, why.data(), why.size());
@@ -240,18 +243,22 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   // The harness's own work on the buffers (inputs, poison, the L2 flush) is finished before the
   // clock starts, so the runner's work can neither overlap it nor be charged for it.
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  Writer call;
-  call.put(seq);
-  call.put_string(name);
-  call.put_bytes(arguments.bytes());
-  if (prepare_) {
-    Writer prepare;
-    prepare.put(seq);
-    if (!send_message(fd_, Type::Prepare, prepare)) fail(std::string(name) + ": the program running your code " + reap());
+  // Prepare carries the call: the runner decodes its arguments (opens the buffers, unpacks host
+  // data from the arena), maps the arena, and runs an empty kernel, so that the GPU switches
+  // to the runner's context, all before the clock starts. Call then only says "go".
+  Writer prepare;
+  prepare.put(seq);
+  prepare.put<std::uint64_t>(arena_size());
+  prepare.put_string(name);
+  prepare.put_bytes(arguments.bytes());
+  if (!send_message(fd_, Type::Prepare, prepare)) fail(std::string(name) + ": the program running your code " + reap());
+  {
     const auto until = clock::now() + std::chrono::seconds(10);
     while (__atomic_load_n(&control_->ready, __ATOMIC_ACQUIRE) < seq && clock::now() < until) {
     }
   }
+  Writer call;
+  call.put(seq);
   double cpu0 = 0, cpu1 = 0;
   int threads = 0;
   usage_of(pid_, cpu0, threads);
@@ -308,8 +315,10 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   if (got_seq != seq) fail(std::string(name) + ": the program running your code answered out of turn");
   if (static_cast<Status>(status) == Status::Crashed)
     fail(message + " (the CUDA context was lost: this call is charged, the other cases run in a fresh process)");
+  if (static_cast<Status>(status) == Status::InvalidArgument) throw std::invalid_argument(message);
   if (static_cast<Status>(status) != Status::Ok) throw CallFailed(message, false);
   if (!finished) fail(std::string(name) + ": the program running your code answered without finishing the call");
+  if (const std::string outside = arena_check_guards(); !outside.empty()) throw CallFailed(name + (": " + outside), false);
   workbook::ForeignCall report;
   report.device_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   report.threads = threads;

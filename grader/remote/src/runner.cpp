@@ -11,6 +11,7 @@
 // outputs itself. The runner's stream is a *blocking* stream, so work a submission puts on the
 // legacy default stream (a launch without a stream argument, a plain cudaMemcpy between two
 // kernels) is ordered with it and timed, as in an ordinary program.
+#include "remote/arena.hpp"
 #include "remote/call.hpp"
 #include "remote/driver.hpp"
 #include "workbook/cuda_check.hpp"
@@ -29,8 +30,8 @@ namespace remote {
 cudaError_t warm(cudaStream_t stream);  // warm.cu
 namespace {
 
-std::map<std::string, Invoker>& registry() {
-  static std::map<std::string, Invoker> r;
+std::map<std::string, Binder>& registry() {
+  static std::map<std::string, Binder> r;
   return r;
 }
 
@@ -73,9 +74,9 @@ bool next_message(int fd, Type& type, std::vector<unsigned char>& payload) {
 
 }  // namespace
 
-Registration::Registration(const char* name, Invoker invoker) { registry()[name] = invoker; }
+Registration::Registration(const char* name, Binder binder) { registry()[name] = binder; }
 
-Invoker find(const std::string& name) {
+Binder find(const std::string& name) {
   const auto it = registry().find(name);
   if (it == registry().end()) throw std::runtime_error("the runner has no function " + name);
   return it->second;
@@ -127,43 +128,67 @@ int serve(int fd) {
   }
   const auto done = reinterpret_cast<CUdeviceptr>(&control_on_device->done);
   const auto ready = reinterpret_cast<CUdeviceptr>(&control_on_device->ready);
+  // The call prepared last (Prepare), run when its Call comes.
+  std::uint32_t prepared_seq = 0;
+  std::string name;
+  Bound prepared;
+  Status prepare_status = Status::Ok;
+  std::string prepare_message;
+  // Runs `work`, turning what it throws into a status and a message.
+  const auto attempt = [&](const std::function<void()>& work, Status& status, std::string& message) {
+    try {
+      work();
+    } catch (const workbook::CudaError& e) {
+      status = e.sticky() ? Status::Crashed : Status::Error;
+      message = e.what();
+    } catch (const std::invalid_argument& e) {
+      status = Status::InvalidArgument;
+      message = e.what();
+    } catch (const std::exception& e) {
+      status = Status::Error;
+      message = std::string(e.what()) + " (" + typeid(e).name() + ")";
+    } catch (...) {
+      status = Status::Error;
+      message = "the call threw something that is not a std::exception";
+    }
+  };
   for (;;) {
     if (!next_message(fd, type, payload) || type == Type::Bye) return 0;
     if (type == Type::Prepare) {
-      // Something for this process's context to do on the GPU before the harness starts its
-      // clock: the GPU switches from the harness's context to this one now, not during the call.
+      // Everything the call needs before the clock starts: its arguments decoded (buffers
+      // opened, host data unpacked), the arena mapped, and something for this process's context
+      // to do on the GPU, so that the GPU switches from the harness's context to this one now.
       Reader prepare(payload);
-      const auto seq = prepare.get<std::uint32_t>();
+      prepared_seq = prepare.get<std::uint32_t>();
+      const auto arena = prepare.get<std::uint64_t>();
+      name = prepare.get_string();
+      const std::vector<unsigned char> arguments = prepare.get_bytes();
+      ++g_call;
+      prepared = nullptr;
+      prepare_status = Status::Ok;
+      prepare_message.clear();
+      attempt(
+          [&] {
+            arena_map(arena);
+            Reader args(arguments);
+            prepared = find(name)(args);
+          },
+          prepare_status, prepare_message);
       warm(g_stream);
-      driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, seq);
+      driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, prepared_seq);
       continue;
     }
     if (type != Type::Call) return 2;
     Reader call(payload);
     const auto seq = call.get<std::uint32_t>();
-    const std::string name = call.get_string();
-    const std::vector<unsigned char> arguments = call.get_bytes();
-    ++g_call;
+    if (seq != prepared_seq) return 2;
 
-    Status status = Status::Ok;
-    std::string message;
+    Status status = prepare_status;
+    std::string message = prepare_message;
     Writer value;
     (void)cudaGetLastError();  // an error of an earlier call is not this one's
-    {
-      try {
-        Reader args(arguments);
-        find(name)(args, value);
-      } catch (const workbook::CudaError& e) {
-        status = e.sticky() ? Status::Crashed : Status::Error;
-        message = e.what();
-      } catch (const std::exception& e) {
-        status = Status::Error;
-        message = std::string(e.what()) + " (" + typeid(e).name() + ")";
-      } catch (...) {
-        status = Status::Error;
-        message = "the call threw something that is not a std::exception";
-      }
-    }
+    if (status == Status::Ok && prepared) attempt([&] { prepared(value); }, status, message);
+    prepared = nullptr;
     if (const cudaError_t launch = cudaGetLastError(); launch != cudaSuccess && status == Status::Ok) {
       status = workbook::CudaError::is_sticky(launch) ? Status::Crashed : Status::Error;
       message = "a kernel launch in " + name + " failed: " + error_text(launch) +

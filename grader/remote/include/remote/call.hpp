@@ -21,6 +21,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -105,33 +107,38 @@ auto call(const char* name, A&&... args) {
   return call_as(F, name, std::forward<A>(args)...);
 }
 
-// Runner: decodes the arguments in order (a braced list is evaluated left to right), calls the
-// function, appends its value to `value`.
+// Runner: decodes the arguments in order (a braced list is evaluated left to right) when the
+// call is prepared, before the harness starts its clock, and returns the call itself, which
+// appends the function's value to `value` when the clock runs.
 template <class T>
 using Stored = std::conditional_t<std::is_reference_v<T>, std::decay_t<T>, T>;
 
+using Bound = std::function<void(Writer& value)>;
+
 template <class R, class... P>
-void dispatch_as(R (*f)(P...), Reader& r, Writer& value) {
-  std::tuple<Stored<P>...> args{Codec<P>::decode(r)...};
+Bound bind_as(R (*f)(P...), Reader& r) {
+  auto args = std::make_shared<std::tuple<Stored<P>...>>(std::tuple<Stored<P>...>{Codec<P>::decode(r)...});
   if (!r.done()) throw std::runtime_error("malformed call (arguments left over)");
-  if constexpr (std::is_void_v<R>) {
-    std::apply(f, args);
-  } else {
-    value.put(std::apply(f, args));
-  }
+  return [f, args](Writer& value) {
+    if constexpr (std::is_void_v<R>) {
+      std::apply(f, *args);
+    } else {
+      value.put(std::apply(f, *args));
+    }
+  };
 }
 
-using Invoker = void (*)(Reader&, Writer&);
+using Binder = Bound (*)(Reader&);
 template <auto F>
-void dispatch(Reader& r, Writer& value) {
-  dispatch_as(F, r, value);
+Bound bind(Reader& r) {
+  return bind_as(F, r);
 }
 
 // Runner: a lab's functions by name (registered by remote.cpp's static objects).
 struct Registration {
-  Registration(const char* name, Invoker invoker);
+  Registration(const char* name, Binder binder);
 };
-Invoker find(const std::string& name);
+Binder find(const std::string& name);
 
 }  // namespace remote
 
@@ -140,7 +147,7 @@ Invoker find(const std::string& name);
 #define WORKBOOK_REMOTE_CAT(a, b) WORKBOOK_REMOTE_CAT2(a, b)
 #ifdef WORKBOOK_RUNNER
 #define WORKBOOK_REMOTE(fn, params, args) \
-  static const ::remote::Registration WORKBOOK_REMOTE_CAT(remote_registration_, __LINE__){#fn, &::remote::dispatch<&fn>};
+  static const ::remote::Registration WORKBOOK_REMOTE_CAT(remote_registration_, __LINE__){#fn, &::remote::bind<&fn>};
 #else
 #define WORKBOOK_REMOTE(fn, params, args) \
   ::remote::ReturnOf<decltype(&fn)> fn params { return ::remote::call<&fn>(#fn, WORKBOOK_REMOTE_UNPAREN args); }
