@@ -23,6 +23,7 @@
 
 #include <cuda.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -130,9 +131,13 @@ void Harness::spawn() {
   std::cerr.flush();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::dup2(sv[1], 3);  // dup2 clears close-on-exec on the copy
-    ::dup2(control_fd_, 4);
-    ::dup2(arena, 5);
+    // Each source first to a number above 5 (any of them may itself be 3, 4 or 5), then to its
+    // place; dup2 clears close-on-exec on the copy.
+    const int socket_fd = ::fcntl(sv[1], F_DUPFD, 10), control_fd = ::fcntl(control_fd_, F_DUPFD, 10),
+              arena_copy = ::fcntl(arena, F_DUPFD, 10);
+    ::dup2(socket_fd, 3);
+    ::dup2(control_fd, 4);
+    ::dup2(arena_copy, 5);
     // Nothing else of the harness's reaches the runner, whatever was opened without
     // close-on-exec (the results descriptor before the harness marked it, say).
     ::syscall(SYS_close_range, 6u, ~0u, 0u);

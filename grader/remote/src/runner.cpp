@@ -18,6 +18,7 @@
 
 #include <cuda.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -222,6 +223,16 @@ int main() {
   if (!fd_text) {
     std::cerr << "this program runs a submission's code for the grader's tests; run the lab's grade-<lab> program\n";
     return 64;
+  }
+  // The harness hands over a socket and two shared-memory files (harness.cpp, spawn): a wrong
+  // descriptor here would only show at the first call, as a puzzling mmap error.
+  struct stat st{};
+  const char* control_text = std::getenv("WORKBOOK_RUNNER_CONTROL_FD");
+  const char* arena_text = std::getenv("WORKBOOK_RUNNER_ARENA_FD");
+  const auto is_file = [&](const char* fd) { return fd && ::fstat(std::atoi(fd), &st) == 0 && S_ISREG(st.st_mode); };
+  if (::fstat(std::atoi(fd_text), &st) != 0 || !S_ISSOCK(st.st_mode) || !is_file(control_text) || !is_file(arena_text)) {
+    std::cerr << "runner: the grader's descriptors are missing or of the wrong kind\n";
+    return 2;
   }
   try {
     return remote::serve(std::atoi(fd_text));
