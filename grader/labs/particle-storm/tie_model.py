@@ -10,12 +10,14 @@ within warps then across them; a second pass over the blocks' candidates on the 
 block (a loop, then a tree). Tie-breaks: the right one (lower position), `mine` (a step keeps
 its own pair on equal values: `>`), `other` (it takes the other pair: `>=`), `higher`.
 
-Prints every shape and wrong tie-break that no case catches, and exits 1 if the right tie-break
-ever loses. The uncaught ones are shapes where that tie-break is never wrong: with one thread
-per cell (or a grid-stride loop whose grid covers the layer), a stride-doubling tree and a host
-pass, the side that keeps its pair always holds the lower position.
-Run: python3 grader/labs/particle-storm/tie_model.py
+For a shape and wrong tie-break that no case catches, it searches random placements of ties for
+one where that tie-break gives a wrong answer: if there is one, the cases miss a real bug and it
+exits 1 (as it does if the right tie-break ever loses). The uncaught ones today have none: with one
+thread per cell (or a grid-stride loop whose grid covers the layer), a stride-doubling tree and a
+host pass, the side that keeps its pair always holds the lower position, so `mine` is right there.
+Run: python3 grader/labs/particle-storm/tie_model.py (CTest: particle-storm/tie-model)
 """
+import random
 import sys
 
 M64 = (1 << 64) - 1
@@ -139,8 +141,27 @@ def main():
                         print('WRONG MODEL:', label, caught)
                         bad = 1
                     elif rule != 'right' and not caught:
-                        print('not caught:', label)
+                        witness = find_witness(rule, mapping, grid, block_reduce, where)
+                        if witness:
+                            print('NOT CAUGHT, though it can be wrong:', label, '- e.g. ties at', witness)
+                            bad = 1
+                        else:
+                            print('not caught, and never wrong in', WITNESS_TRIES, 'random placements:', label)
+    print('tie cases:', 'a wrong tie-break escapes them' if bad else 'every wrong tie-break that can be wrong fails one')
     return bad
+
+
+WITNESS_TRIES = 3000
+
+
+def find_witness(rule, mapping, grid, block_reduce, where):
+    rng = random.Random(1)
+    for _ in range(WITNESS_TRIES):
+        n = rng.choice([1000, 5000, 100003, 1 << 20])
+        ties = sorted(set(rng.randrange(1, n - 1) for _ in range(rng.randint(2, 6))))
+        if reduce(ties, n, rule, mapping, grid, block_reduce, where) != ties[0]:
+            return ties
+    return None
 
 
 if __name__ == '__main__':
