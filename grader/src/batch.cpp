@@ -304,6 +304,7 @@ Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, co
            {"WORKBOOK_OVERRIDES", overrides_env()}};
   sr.log = log;
   sr.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
+  sr.env["WORKBOOK_PHASE_TIMEOUT_S"] = std::to_string(sr.timeout_s);  // bounds the call timeout (test_main)
   sr.limits.file_bytes = 256ull << 20;
   sr.limits.memory_bytes = o_.memory_bytes;
   sr.limits.max_processes = o_.max_processes;

@@ -144,7 +144,8 @@ int run_check(const Paths& paths, const CheckOptions& o) {
                    {"WORKBOOK_RESULTS", results.string()},
                    {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
                    {"WORKBOOK_SOURCE_DIR", (o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab)).string()},
-                   {"WORKBOOK_OVERRIDES", overrides}};
+                   {"WORKBOOK_OVERRIDES", overrides},
+                   {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(config.timeout_s())}};
     run.output_file = log;
     run.timeout_s = config.timeout_s();
     run.on_poll = [&] { progress.poll(); };

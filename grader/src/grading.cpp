@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -120,6 +121,23 @@ void plan(const std::string& exercise, const std::string& kind, int cases) {
   if (ctx.results) ctx.results->write(grader::Plan{exercise, kind, cases});
 }
 
+namespace {
+// An exercise whose code hangs, or crashes call after call, stops costing time: after a call
+// that hung (each costs the call timeout, and the GPU while it spins) or kCrashesInARow calls
+// that crashed (each costs a fresh runner), its remaining cases are recorded as not run. The
+// other exercises are not affected.
+constexpr int kCrashesInARow = 5;
+struct Trouble {
+  bool hung = false;
+  int crashes_in_a_row = 0;
+  std::string last;
+};
+std::map<std::string, Trouble>& trouble() {
+  static std::map<std::string, Trouble> t;
+  return t;
+}
+}  // namespace
+
 grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
                             const std::function<void(grader::CaseResult&)>& body) {
   grader::CaseResult r;
@@ -128,14 +146,27 @@ grader::CaseResult run_case(const std::string& exercise, const std::string& kind
   r.name = name;
   r.seed = seed();
   bool fatal = false;
+  Trouble& t = trouble()[exercise];
   try {
-    body(r);
+    if (t.hung || t.crashes_in_a_row >= kCrashesInARow) {
+      r.outcome = grader::Outcome::NotRun;
+      r.detail = "skipped: " +
+                 (t.hung ? "an earlier call of " + exercise + " did not finish"
+                         : std::to_string(t.crashes_in_a_row) + " calls of " + exercise + " in a row crashed") +
+                 ", so its other cases are not run (last: " + t.last + ")";
+    } else {
+      body(r);
+      t.crashes_in_a_row = 0;
+    }
   } catch (const remote::CallFailed& e) {
     // The student's code failed in the runner: this case is charged, and nothing else (a crash
     // ended only the runner, which the next case starts afresh).
     r.outcome = e.crashed ? grader::Outcome::Crashed : grader::Outcome::Error;
     r.detail = e.what();
     r.metrics = nlohmann::json::object();
+    t.hung = t.hung || e.hung;
+    t.crashes_in_a_row = e.crashed ? t.crashes_in_a_row + 1 : 0;
+    t.last = e.what();
   } catch (const workbook::CudaError& e) {
     fatal = e.sticky();
     r.outcome = fatal ? grader::Outcome::Crashed : grader::Outcome::Error;
@@ -145,7 +176,7 @@ grader::CaseResult run_case(const std::string& exercise, const std::string& kind
     r.outcome = grader::Outcome::Error;
     r.detail = e.what();
   }
-  if (r.outcome == grader::Outcome::NotRun) {  // a body that forgot to decide
+  if (r.outcome == grader::Outcome::NotRun && r.detail.empty()) {  // a body that forgot to decide
     r.outcome = grader::Outcome::Error;
     r.detail = "internal: the test set no outcome";
   }

@@ -83,7 +83,7 @@ public:
 
 private:
   void start();
-  [[noreturn]] void fail(const std::string& what);  // ends the runner, throws CallFailed
+  [[noreturn]] void fail(const std::string& what, bool hung = false);  // ends the runner, throws CallFailed
   std::string reap();  // waits for the ended runner: "exited with status 1", "killed by SIGSEGV"
 
   pid_t pid_ = -1;
@@ -234,11 +234,11 @@ void Harness::stop(bool kill) {
   fd_ = -1;
 }
 
-void Harness::fail(const std::string& what) {
+void Harness::fail(const std::string& what, bool hung) {
   if (pid_ > 0) ::kill(pid_, SIGKILL);
   reap();
   stop(true);
-  throw CallFailed(what, true);
+  throw CallFailed(what, true, hung);
 }
 
 std::vector<unsigned char> Harness::invoke(const char* name, const Writer& arguments, cudaStream_t stream) {
@@ -302,7 +302,7 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
     std::ostringstream why;
     why << name << " did not finish within " << options.call_timeout_s
         << " s (a kernel or a loop that never ends?); the call was stopped";
-    fail(why.str());
+    fail(why.str(), true);
   }
   std::uint32_t got_seq = 0, status = 0;
   std::string message;

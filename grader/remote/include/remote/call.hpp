@@ -45,8 +45,10 @@ void note_call_stream(cudaStream_t stream);     // harness: the stream the call 
 // A call that did not complete: the runner reported an error (crashed = false: the runner goes
 // on), or its CUDA context was lost, it died or hung (crashed = true: it is restarted).
 struct CallFailed : std::runtime_error {
-  CallFailed(const std::string& what, bool crashed) : std::runtime_error(what), crashed(crashed) {}
+  CallFailed(const std::string& what, bool crashed, bool hung = false)
+      : std::runtime_error(what), crashed(crashed), hung(hung) {}
   bool crashed;
+  bool hung;  // it did not finish within the call timeout
 };
 
 template <class T, class = void>

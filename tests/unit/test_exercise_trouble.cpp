@@ -1,0 +1,60 @@
+// grading::run_case stops an exercise whose calls hang, or crash again and again, and only that
+// exercise (grading.cpp): a never-ending kernel costs one call timeout, not one per case.
+#include "grader/catch.hpp"
+#include "grader/grading.hpp"
+#include "grader/results.hpp"
+#include "remote/call.hpp"
+
+#include <cstdlib>
+#include <string>
+
+using grader::Outcome;
+
+namespace {
+void init_once() {
+  static bool done = false;
+  if (done) return;
+  ::unsetenv("WORKBOOK_RESULTS");
+  ::unsetenv("WORKBOOK_RESULTS_FD");
+  ::unsetenv("WORKBOOK_CONFIG");
+  ::setenv("WORKBOOK_SEED", "1", 1);
+  grading::init({WORKBOOK_SOURCE_ROOT "/labs/matmul-tiled/lab.toml", WORKBOOK_SOURCE_ROOT "/labs/matmul-tiled"});
+  done = true;
+}
+}  // namespace
+
+TEST_CASE("a hung call skips the rest of its exercise, and no other", "[grading][remote]") {
+  init_once();
+  int ran = 0;
+  const auto hang = [&](grader::CaseResult&) {
+    ++ran;
+    throw remote::CallFailed("naive did not finish within 20 s", true, true);
+  };
+  const auto pass = [&](grader::CaseResult& r) {
+    ++ran;
+    r.outcome = Outcome::Passed;
+  };
+  CHECK(grading::run_case("hangs", "correctness", "1", hang).outcome == Outcome::Crashed);
+  const auto skipped = grading::run_case("hangs", "performance", "2", pass);
+  CHECK(skipped.outcome == Outcome::NotRun);
+  CHECK(skipped.detail.find("did not finish") != std::string::npos);
+  CHECK(ran == 1);
+  CHECK(grading::run_case("other", "correctness", "1", pass).outcome == Outcome::Passed);
+  CHECK(ran == 2);
+}
+
+TEST_CASE("five crashes in a row skip the rest of an exercise; a crash now and then does not", "[grading][remote]") {
+  init_once();
+  const auto crash = [](grader::CaseResult&) { throw remote::CallFailed("killed by SIGSEGV", true); };
+  const auto pass = [](grader::CaseResult& r) { r.outcome = Outcome::Passed; };
+  // Crashes on some shapes only (say 1 x 1): every other case still runs.
+  for (int i = 0; i < 3; ++i) CHECK(grading::run_case("sometimes", "correctness", "c", crash).outcome == Outcome::Crashed);
+  CHECK(grading::run_case("sometimes", "correctness", "p", pass).outcome == Outcome::Passed);
+  for (int i = 0; i < 4; ++i) CHECK(grading::run_case("sometimes", "correctness", "c", crash).outcome == Outcome::Crashed);
+  CHECK(grading::run_case("sometimes", "correctness", "p", pass).outcome == Outcome::Passed);
+  // Crashes every time: after five, the rest is not run.
+  for (int i = 0; i < 5; ++i) CHECK(grading::run_case("always", "correctness", "c", crash).outcome == Outcome::Crashed);
+  const auto skipped = grading::run_case("always", "correctness", "p", pass);
+  CHECK(skipped.outcome == Outcome::NotRun);
+  CHECK(skipped.detail.find("5 calls of always in a row crashed") != std::string::npos);
+}
