@@ -63,13 +63,16 @@ void close_stale() {
 std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
 
-// Waits for the next message: spinning for a while first, since the harness's timed calls
-// follow each other closely and a sleeping process can take milliseconds to wake on some hosts
-// (that wake-up would be timed: the harness's clock runs from the moment it sends the call).
-bool next_message(int fd, Type& type, std::vector<unsigned char>& payload) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (std::chrono::steady_clock::now() < until)
-    if (receive_message(fd, type, payload, 0)) return true;
+// Waits for the next message. After a Prepare, the Call follows within microseconds and the
+// harness's clock is already running when it is sent: spin for it, since a sleeping process can
+// take milliseconds to wake on some hosts. Otherwise sleep: between calls nothing is timed, and
+// a runner spinning there takes a core from every other submission graded at the same time.
+bool next_message(int fd, Type& type, std::vector<unsigned char>& payload, bool call_expected) {
+  if (call_expected) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (std::chrono::steady_clock::now() < until)
+      if (receive_message(fd, type, payload, 0)) return true;
+  }
   return receive_message(fd, type, payload, -1);
 }
 
@@ -154,7 +157,7 @@ int serve(int fd) {
     }
   };
   for (;;) {
-    if (!next_message(fd, type, payload) || type == Type::Bye) return 0;
+    if (!next_message(fd, type, payload, prepared_seq != 0) || type == Type::Bye) return 0;
     if (type == Type::Prepare) {
       // Everything the call needs before the clock starts: its arguments decoded (buffers
       // opened, host data unpacked), the arena mapped, and something for this process's context
@@ -183,6 +186,7 @@ int serve(int fd) {
     Reader call(payload);
     const auto seq = call.get<std::uint32_t>();
     if (seq != prepared_seq) return 2;
+    prepared_seq = 0;  // until the next Prepare
 
     Status status = prepare_status;
     std::string message = prepare_message;
