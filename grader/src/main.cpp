@@ -5,6 +5,7 @@
 //   grader check <lab>               rebuild your code for <lab>, test it, report
 //   grader batch <lab> <dir> -o <out> grade a folder of submissions (instructors)
 //   grader leaderboard <lab> <dir> -o <out>   rank them by speed (contests)
+//   grader starters [lab...] [--write]   the starters, generated from the marked solutions
 //
 // Exit status: 0 all passed; 1 some check failed; 2 the code does not compile; 3 the tests
 // crashed or timed out; 4 no GPU; 64 a usage error (unknown lab, bad option).
@@ -12,6 +13,7 @@
 #include "check.hpp"
 #include "labs.hpp"
 #include "leaderboard_run.hpp"
+#include "release/starters.hpp"
 
 #include "grader/lab_config.hpp"
 #include "workbook/device_query.hpp"
@@ -157,6 +159,16 @@ int main(int argc, char** argv) {
 
   std::string check_exercise;
   bool check_leaderboard = false;
+  grader::StartersOptions starters_opts;
+  std::string starters_hints = "full";
+  auto* starters = app.add_subcommand(
+      "starters", "Check (or --write) that each lab's starters are what its marked solutions generate");
+  starters->add_option("lab", starters_opts.labs, "Labs (default: every lab with solutions/<lab>/)");
+  starters->add_flag("--write", starters_opts.write, "Write labs/<lab>/<file> from solutions/<lab>/<file>");
+  starters->add_option("--hints", starters_hints, "How much of the TODO text: full, brief or none")
+      ->check(CLI::IsMember({"full", "brief", "none"}))
+      ->capture_default_str();
+
   check->add_flag("--leaderboard", check_leaderboard,
                   "Time your code the leaderboard's way and show where it would place between the reference tiers");
   check->add_option("--exercise", check_exercise, "With --leaderboard: the exercise (default: the leaderboard's)");
@@ -175,6 +187,10 @@ int main(int argc, char** argv) {
   const grader::Paths paths = grader::default_paths();
   try {
     if (list->parsed()) return cmd_list(paths, json);
+    if (starters->parsed()) {
+      starters_opts.hints = *grader::parse_hint_level(starters_hints);
+      return grader::cmd_starters(paths, starters_opts);
+    }
     if (device->parsed()) return cmd_device(json);
     if (batch->parsed()) {
       if (*batch_seed) batch_opts.seed = seed;

@@ -1,14 +1,32 @@
+// BEGIN SOLUTION
 // granularity, exercise 2 (reference solution): 1D register blocking.
+// STARTER
+//| // granularity, exercise 2: YOUR CODE. 1D register blocking.
+//| // Fill in the TODOs, then run
+//| //     grader check granularity --filter "[register_1d]"
+//| // The handout (README.md beside this file) explains the exercise.
+// END SOLUTION
 //
+// BEGIN SOLUTION
 // Each block computes a BM x BN tile of C; each thread computes a column of TM elements of it
 // (TM rows, one column). Per step k of a phase, the thread reads ONE value of B from shared
 // memory, Nvalue = Nds[k][threadCol], keeps it in a register and uses it for TM FMAs, one for
 // each of its rows. The coarsened kernel did the opposite (one value of A for COARSE_FACTOR
 // outputs in a row), and what it could not avoid, one read of B per FMA, is exactly what this
 // kernel removes.
+// STARTER
+//| // Each block computes a BM x BN tile of C; each thread computes a column of TM elements of it.
+//| // Names follow PMPP where it has them (Mds, Nds, Pvalue); BM, BN, BK, TM are those of siboehm's
+//| // SGEMM worklog ("1D blocktiling").
+// END SOLUTION
 //
+// BEGIN SOLUTION
 // Names follow PMPP where it has them (Mds, Nds, Pvalue); BM, BN, BK, TM are those of siboehm's
 // SGEMM worklog (kernel 4, "1D blocktiling"), which this kernel follows.
+// STARTER
+//| // Shipped as is, this file builds and runs but computes nothing: the grader reports every
+//| // case as incorrect.
+// END SOLUTION
 #include "granularity.h"
 
 #include "workbook/cuda_check.hpp"
@@ -31,6 +49,7 @@ __host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; 
 
 __global__ void __launch_bounds__(THREADS) register1dKernel(const float* __restrict__ A, const float* __restrict__ B,
                                                             float* __restrict__ C, int M, int N, int K) {
+  // BEGIN SOLUTION register_1d
   __shared__ float Mds[BM][BK];
   __shared__ float Nds[BK][BN];
 
@@ -80,13 +99,45 @@ __global__ void __launch_bounds__(THREADS) register1dKernel(const float* __restr
     const int Row = blockRow + threadRow * TM + i;
     if (Row < M && Col < N) C[Row * N + Col] = Pvalue[i];
   }
+  // STARTER
+  //| // TODO(register_1d): declare the shared tiles Mds[BM][BK] (a slice of A) and Nds[BK][BN]
+  //| //   (a slice of B).
+  //| //
+  //| // TODO(register_1d): the thread's place in the block tile, from tid = threadIdx.x:
+  //| //   threadCol = tid % BN, threadRow = tid / BN. The thread computes rows
+  //| //   threadRow * TM + i (i = 0 .. TM - 1) of column threadCol. Let threadCol run fastest, so
+  //| //   that a warp's 32 threads share threadRow and have consecutive columns.
+  //| //   The block's corner in C: blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN.
+  //| //
+  //| // TODO(register_1d): float Pvalue[TM], all 0.
+  //| //
+  //| // TODO(register_1d): loop over the phases ph = 0 .. ceil_div(K, BK) - 1:
+  //| //   1. load the slices: A's rows blockRow .. blockRow + BM - 1, columns ph * BK .. + BK - 1,
+  //| //      into Mds; B's rows ph * BK .. + BK - 1, columns blockCol .. + BN - 1, into Nds; 0.0f
+  //| //      past the edges. There are more elements than threads: thread tid loads elements
+  //| //      idx = tid + l * THREADS for l = 0 .. A_LOADS - 1 (B_LOADS for B), element idx being
+  //| //      Mds[idx / BK][idx % BK] (Nds[idx / BN][idx % BN]). Use the compile-time count in the
+  //| //      loop, so that the compiler unrolls it.
+  //| //   2. __syncthreads();
+  //| //   3. for k = 0 .. BK - 1: read Nvalue = Nds[k][threadCol] ONCE into a register, then for
+  //| //      i = 0 .. TM - 1: Pvalue[i] += Mds[threadRow * TM + i][k] * Nvalue;
+  //| //   4. __syncthreads().
+  //| //
+  //| // TODO(register_1d): store each Pvalue[i] in C[blockRow + threadRow * TM + i][blockCol + threadCol]
+  //| //   if that element is inside C.
+  // END SOLUTION
 }
 
 }  // namespace
 
 void register_1d(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {
   const dim3 block(THREADS);
+  // BEGIN SOLUTION register_1d
   const dim3 grid(ceil_div(N, BN), ceil_div(M, BM));
+  // STARTER
+  //| // TODO(register_1d): one block per BM x BN tile of C, rounded up (x over columns, y over rows).
+  //| const dim3 grid(1, 1);
+  // END SOLUTION
   CUDA_CHECK_LAUNCH(register1dKernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K));
 }
 

@@ -1,10 +1,26 @@
+// BEGIN SOLUTION all_gpu
 // kmeans, exercise 4: all_gpu. Reference solution.
+// STARTER
+//| // kmeans, exercise 4: all_gpu. YOUR CODE: fill in the TODO(all_gpu)s, then run
+//| //     grader check kmeans --filter "[all_gpu]"
+// END SOLUTION
 //
 // The whole loop on the device (the notes' "full GPU offload"). find_nearest_cluster also adds
+// BEGIN SOLUTION
 // each object into the new centroids' sums and sizes, with atomics in global memory, and an
+// STARTER
+//| // each object into the new centroids' sums and sizes, in global memory, and an
+// END SOLUTION
 // update_centroids kernel divides. Per iteration only the count of changed memberships (4
 // bytes) crosses to the host, which needs it to decide whether to loop again; the memberships
+// BEGIN SOLUTION
 // and the centroids come back once, at the end.
+// STARTER
+//| // and the centroids come back once, at the end. The host code below is complete: read it and
+//| // compare it with shared.cu's. The kernels are yours.
+//| //
+//| // Shipped as is, this file builds and runs, but assigns nothing: every case is incorrect.
+// END SOLUTION
 #include "helpers.h"
 #include "kmeans.h"
 
@@ -20,32 +36,51 @@ namespace kmeans {
 namespace {
 
 __global__ void transpose_objects(int numCoords, int numObjs, const double* objects, double* dimObjects) {
+  // BEGIN SOLUTION all_gpu
   const int objectId = blockIdx.x * blockDim.x + threadIdx.x;
   if (objectId >= numObjs) return;
   for (int j = 0; j < numCoords; ++j) dimObjects[j * numObjs + objectId] = objects[objectId * numCoords + j];
+  // STARTER
+  //| // TODO(all_gpu): the same as in your transpose.cu.
+  // END SOLUTION
 }
 
+// BEGIN SOLUTION
 __device__ double euclid_dist_2(int numCoords, int numObjs, int numClusters, const double* dimObjects,
                                 const double* clusters, int objectId, int clusterId) {
+// STARTER
+//| // ([[maybe_unused]] only keeps the shipped starter free of warnings while nothing calls it.)
+//| [[maybe_unused]] __device__ double euclid_dist_2(int numCoords, int numObjs, int numClusters, const double* dimObjects,
+//|                                                  const double* clusters, int objectId, int clusterId) {
+// END SOLUTION
   double ans = 0.0;
+  // BEGIN SOLUTION all_gpu
   for (int j = 0; j < numCoords; ++j) {
     const double d = dimObjects[j * numObjs + objectId] - clusters[j * numClusters + clusterId];
     ans += d * d;
   }
+  // STARTER
+  //| // TODO(all_gpu): the same as in your shared.cu.
+  // END SOLUTION
   return ans;
 }
 
 // shared's kernel, plus the accumulation of the new centroids:
 //   newClusters    [numCoords][numClusters]  sum of the coordinates of each cluster's members
 //   newClusterSize [numClusters]             number of members
+// BEGIN SOLUTION
 // both zeroed before the launch. Any object may belong to any cluster, so threads all over the
 // GPU add into the same few addresses at once: each += must be an atomicAdd, and the atomics
 // on one address are serialised. With 16 clusters and millions of objects, that serialisation
 // is what this version's time is made of.
+// STARTER
+//| // both zeroed (cudaMemsetAsync) before every launch.
+// END SOLUTION
 __global__ void find_nearest_cluster(int numCoords, int numObjs, int numClusters, const double* dimObjects,
                                      const double* deviceClusters, int* deviceMembership, unsigned int* deviceChanged,
                                      double* newClusters, unsigned int* newClusterSize) {
   extern __shared__ double shmemClusters[];
+  // BEGIN SOLUTION all_gpu
   for (int i = threadIdx.x; i < numClusters * numCoords; i += blockDim.x) shmemClusters[i] = deviceClusters[i];
   __syncthreads();
 
@@ -67,21 +102,43 @@ __global__ void find_nearest_cluster(int numCoords, int numObjs, int numClusters
   atomicAdd(&newClusterSize[index], 1u);
   for (int j = 0; j < numCoords; ++j)
     atomicAdd(&newClusters[j * numClusters + index], dimObjects[j * numObjs + objectId]);
+  // STARTER
+  //| // TODO(all_gpu): your shared.cu kernel, then, for this object and its cluster `index`:
+  //| //   newClusterSize[index] += 1 and newClusters[j][index] += dimObjects[j][objectId] for
+  //| //   every coordinate j.
+  //| //   Is this write safe? Any object may belong to any cluster: thousands of threads add into
+  //| //   the same numClusters * (numCoords + 1) addresses at the same time. Each += must be an
+  //| //   atomicAdd (there is one for double, and one for unsigned int).
+  // END SOLUTION
 }
 
+// BEGIN SOLUTION
 // One thread per (coordinate, cluster) of the centroids, [numCoords][numClusters].
 // It only reads the sums and sizes: they are zeroed by cudaMemsetAsync before the next
 // find_nearest_cluster. (The notes' version zeroed newClusterSize at the end of this kernel,
 // after a __syncthreads(). That barrier waits for the threads of one block only: a thread of
 // another block could still be about to read a size this block has just zeroed. Is this write
 // safe? No. Across blocks, the only safe order is between kernels.)
+// STARTER
+//| // One thread per element i of the centroids, [numCoords][numClusters].
+// END SOLUTION
 __global__ void update_centroids(int numCoords, int numClusters, const double* newClusters,
                                  const unsigned int* newClusterSize, double* deviceClusters) {
+  // BEGIN SOLUTION all_gpu
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= numCoords * numClusters) return;
   const int clusterId = i % numClusters;  // consecutive threads, consecutive clusters: coalesced
   if (newClusterSize[clusterId] > 0) deviceClusters[i] = newClusters[i] / newClusterSize[clusterId];
   // an empty cluster keeps its centroid
+  // STARTER
+  //| // TODO(all_gpu): for i < numCoords * numClusters, with clusterId = i % numClusters:
+  //| //   if newClusterSize[clusterId] > 0, deviceClusters[i] = newClusters[i] / newClusterSize[clusterId];
+  //| //   otherwise leave it: an empty cluster keeps its centroid (and 0 / 0 would be NaN).
+  //| //   Only read newClusters and newClusterSize here; the host zeroes them (cudaMemsetAsync)
+  //| //   before the next find_nearest_cluster. The notes zeroed newClusterSize at the end of this
+  //| //   kernel, after a __syncthreads(). Is that write safe? Think about which threads a
+  //| //   __syncthreads() waits for.
+  // END SOLUTION
 }
 
 std::size_t centroids_shared_bytes(const Params& p) {

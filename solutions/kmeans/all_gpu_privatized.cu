@@ -1,6 +1,13 @@
+// BEGIN SOLUTION all_gpu_privatized
 // kmeans, exercise 5: all_gpu_privatized. Reference solution.
+// STARTER
+//| // kmeans, exercise 5: all_gpu_privatized. YOUR CODE: fill in the TODO(all_gpu_privatized)s,
+//| // then run
+//| //     grader check kmeans --filter "[all_gpu_privatized]"
+// END SOLUTION
 //
 // all_gpu spends its time in atomics: millions of objects add into numClusters * numCoords
+// BEGIN SOLUTION
 // addresses in global memory, and the atomics on one address are serialised at the L2 cache.
 // Privatization (PMPP, "Parallel histogram"): accumulate into private copies of the sums and
 // sizes in shared memory, and add the copies into global memory once, at the end of the block.
@@ -8,7 +15,16 @@
 // the counts up (a block reduction) before a single atomicAdd. Thread coarsening makes the
 // merge rare: the grid has only as many blocks as fit on the GPU at once, and each thread
 // walks over many objects (a grid-stride loop).
+// STARTER
+//| // addresses in global memory, and the atomics on one address are serialised. Privatization
+//| // (PMPP, "Parallel histogram"): each block accumulates into its own private copy of the sums
+//| // and sizes in shared memory, where atomics are much faster and only the block's own threads
+//| // contend, and adds its copy into the global one once, at its end. Likewise each thread counts
+//| // the memberships it changed in a register, and the block adds the counts up (a block
+//| // reduction) before a single atomicAdd. The host code is that of all_gpu.cu.
+// END SOLUTION
 //
+// BEGIN SOLUTION
 // This file has two levels of privatization:
 //   - find_nearest_cluster: one private copy per BLOCK (the exercise). The block's threads
 //     still contend for its copy, with shared-memory atomics; for double, those are
@@ -25,6 +41,9 @@
 //
 // Both keep each object's coordinates in registers, loaded once (numCoords is a compile-time
 // constant for the sizes compiled below), instead of reading them again for every centroid.
+// STARTER
+//| // Shipped as is, this file builds and runs, but assigns nothing: every case is incorrect.
+// END SOLUTION
 #include "helpers.h"
 #include "kmeans.h"
 
@@ -40,11 +59,16 @@ namespace kmeans {
 namespace {
 
 __global__ void transpose_objects(int numCoords, int numObjs, const double* objects, double* dimObjects) {
+  // BEGIN SOLUTION all_gpu_privatized
   const int objectId = blockIdx.x * blockDim.x + threadIdx.x;
   if (objectId >= numObjs) return;
   for (int j = 0; j < numCoords; ++j) dimObjects[j * numObjs + objectId] = objects[objectId * numCoords + j];
+  // STARTER
+  //| // TODO(all_gpu_privatized): the same as in your transpose.cu.
+  // END SOLUTION
 }
 
+// BEGIN SOLUTION all_gpu_privatized
 // The sum of `value` over the threads of the block, returned to thread 0 (PMPP, "Reduction"):
 // each warp adds its 32 values with shuffles, then the first warp adds the warps' sums.
 // Every thread of the block must call it (it has a barrier).
@@ -59,8 +83,37 @@ __device__ unsigned int block_sum(unsigned int value) {
     for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
   }
   return value;
+// STARTER
+//| __global__ void find_nearest_cluster(int numCoords, int numObjs, int numClusters, const double* dimObjects,
+//|                                      const double* deviceClusters, int* deviceMembership, unsigned int* deviceChanged,
+//|                                      double* newClusters, unsigned int* newClusterSize) {
+//|   // Dynamic shared memory, one array carved into three (sized by privatized_shared_bytes):
+//|   //   shmemClusters        [numCoords][numClusters] doubles   the centroids, as in shared
+//|   //   shmemNewClusters     [numCoords][numClusters] doubles   this block's private sums
+//|   //   shmemNewClusterSize  [numClusters] unsigned ints         this block's private sizes
+//|   extern __shared__ double shmem[];
+//|
+//|   // TODO(all_gpu_privatized):
+//|   //   1. Point shmemClusters, shmemNewClusters and shmemNewClusterSize into shmem (the third
+//|   //      starts after 2 * numClusters * numCoords doubles; reinterpret_cast it).
+//|   //   2. Copy the centroids in and zero the private sums and sizes, every thread helping
+//|   //      (strided loops, as in shared), then __syncthreads().
+//|   //   3. For this thread's object (or objects: see the launcher's TODO): the nearest centroid
+//|   //      as before; count a changed membership in a register (`unsigned int changed`), not
+//|   //      with an atomic; store the membership; add the object into the PRIVATE sums and sizes
+//|   //      with atomicAdd on shared memory. Still atomics: the block's threads share the copy.
+//|   //   4. Add up the block's `changed` (a block reduction: shuffles within each warp, then one
+//|   //      value per warp through shared memory) and let one thread atomicAdd it to
+//|   //      *deviceChanged.
+//|   //   5. __syncthreads(), then merge: the threads of the block add the private sums and sizes
+//|   //      into newClusters and newClusterSize with atomicAdd, one element each (strided loop).
+//|   //      That is numClusters * (numCoords + 1) global atomics per block, instead of
+//|   //      numCoords + 1 per object.
+//|   //   Every thread must reach every __syncthreads(): no early return before the last one.
+// END SOLUTION
 }
 
+// BEGIN SOLUTION all_gpu_privatized
 // The nearest centroid of `object` (numCoords = COORDS, or any when COORDS is 0: then the
 // coordinates are read from dimObjects), ties to the lowest index.
 template <int COORDS>
@@ -82,8 +135,15 @@ __device__ __forceinline__ int nearest_cluster(const double* object, int numCoor
     }
   }
   return index;
+// STARTER
+//| // One thread per element of the centroids, [numCoords][numClusters].
+//| __global__ void update_centroids(int numCoords, int numClusters, const double* newClusters,
+//|                                  const unsigned int* newClusterSize, double* deviceClusters) {
+//|   // TODO(all_gpu_privatized): the same as in your all_gpu.cu.
+// END SOLUTION
 }
 
+// BEGIN SOLUTION all_gpu_privatized
 // One iteration's global accumulators, zero when it starts: the blocks add their private copies
 // and change counts into them, and the last block to finish turns them into the new centroids
 // and zeroes them again for the next iteration. So one launch does a whole iteration: no kernel
@@ -340,9 +400,17 @@ PerThreadKernel<Label> per_thread_kernel(int numCoords) {
 }
 
 int shared_memory_optin() {
+// STARTER
+//| // The dynamic shared memory find_nearest_cluster needs, checked against what a block can have.
+//| std::size_t privatized_shared_bytes(const Params& p) {
+//|   const std::size_t clustersCount = static_cast<std::size_t>(p.numClusters) * p.numCoords;
+//|   // TODO(all_gpu_privatized): the centroids AND the private sums and sizes (step 1 above).
+//|   const std::size_t bytes = clustersCount * sizeof(double);
+// END SOLUTION
   int device = 0, optin = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  // BEGIN SOLUTION
   return optin;
 }
 
@@ -350,8 +418,21 @@ int shared_memory_optin() {
 // for its own __shared__ arrays (block_sum's warpSums).
 template <class K>
 void allow_shared(K kernel, std::size_t bytes) {
+  // STARTER
+  //| // 1 KiB left for the kernel's own __shared__ arrays (the reduction's, for instance).
+  //| if (bytes + 1024 > static_cast<std::size_t>(optin))
+  //|   throw std::invalid_argument("all_gpu_privatized: the centroids and the private sums (" + std::to_string(bytes) +
+  //|                               " bytes) do not fit in the shared memory of a block (at most " +
+  //|                               std::to_string(optin) + " bytes on this GPU)");
+  // END SOLUTION
   if (bytes + 1024 > 48 * 1024)
+    // BEGIN SOLUTION
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    // STARTER
+    //| CUDA_CHECK(cudaFuncSetAttribute(find_nearest_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    //|                                 static_cast<int>(bytes)));
+  //| return bytes;
+    // END SOLUTION
 }
 
 }  // namespace
@@ -362,7 +443,13 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   const int numObjs = p.numObjs, numCoords = p.numCoords, numClusters = p.numClusters;
   const std::size_t objectsCount = static_cast<std::size_t>(numObjs) * numCoords;
   const std::size_t clustersCount = static_cast<std::size_t>(numClusters) * numCoords;
+  // BEGIN SOLUTION
+  // STARTER
+  //| const std::size_t sharedBytes = privatized_shared_bytes(p);
+  //|
+  // END SOLUTION
   const int numThreadsPerClusterBlock = p.blockSize;
+  // BEGIN SOLUTION all_gpu_privatized
 
   // Which kernel, and how much shared memory. Per block: the centroids, the private sums and
   // the private sizes. Per thread: the centroids, and sums and sizes for every thread.
@@ -400,7 +487,20 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   const int objectsPerBlock = numThreadsPerClusterBlock * (usePerThread ? OBJECTS_PER_TRIP : 1);
   const int numClusterBlocks =
       std::max(1, std::min(ceil_div(numObjs, objectsPerBlock), numSMs * std::max(1, blocksPerSM)));
+  // STARTER
+  //| // TODO(all_gpu_privatized), once the rest works: thread coarsening. Every block pays for its
+  //| //   merge (numClusters * (numCoords + 1) global atomics), so fewer, longer-lived blocks pay
+  //| //   less: launch only as many blocks as fit on the GPU at once (the multiprocessor count,
+  //| //   cudaDevAttrMultiProcessorCount, times cudaOccupancyMaxActiveBlocksPerMultiprocessor),
+  //| //   and let each thread walk over objects objectId, objectId + blockDim.x * gridDim.x, ...
+  //| //   (a grid-stride loop).
+  //| const int numClusterBlocks = ceil_div(numObjs, numThreadsPerClusterBlock);
+  // END SOLUTION
   const int transposeBlocks = ceil_div(numObjs, numThreadsPerClusterBlock);
+  // BEGIN SOLUTION
+  // STARTER
+  //| const int updateBlocks = ceil_div(numClusters * numCoords, numThreadsPerClusterBlock);
+  // END SOLUTION
 
   std::vector<double> dimClusters(clustersCount);
   timeline.host([&] {
@@ -412,16 +512,21 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   workbook::DeviceBuffer<double> deviceClusters(clustersCount), newClusters(clustersCount);
   workbook::DeviceBuffer<unsigned int> newClusterSize(numClusters);
   workbook::DeviceBuffer<int> deviceMembership(numObjs);
+  // BEGIN SOLUTION
   const bool useByteLabels = usePerThread && byteLabels;
   workbook::DeviceBuffer<unsigned char> labels(useByteLabels ? numObjs : 0);
   workbook::DeviceBuffer<unsigned int> counters(3);  // changed, changedOut, blocksDone
   const Iteration it{newClusters.data(), newClusterSize.data(), counters.data(), counters.data() + 1, counters.data() + 2};
+  // STARTER
+  //| workbook::DeviceBuffer<unsigned int> deviceChanged(1);
+  // END SOLUTION
 
   timeline.to_device(deviceObjects.data(), objects, objectsCount * sizeof(double));
   timeline.to_device(deviceClusters.data(), dimClusters.data(), clustersCount * sizeof(double));
   timeline.kernels([&] {
     CUDA_CHECK_LAUNCH(transpose_objects<<<transposeBlocks, numThreadsPerClusterBlock, 0, stream>>>(
         numCoords, numObjs, deviceObjects.data(), dimObjects.data()));
+    // BEGIN SOLUTION
     // No object has a cluster yet: -1, or 0xFF in one byte.
     if (useByteLabels) CUDA_CHECK(cudaMemsetAsync(labels.data(), 0xFF, labels.bytes(), stream));
     else CUDA_CHECK(cudaMemsetAsync(deviceMembership.data(), 0xFF, numObjs * sizeof(int), stream));
@@ -429,6 +534,9 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
     CUDA_CHECK(cudaMemsetAsync(newClusters.data(), 0, clustersCount * sizeof(double), stream));
     CUDA_CHECK(cudaMemsetAsync(newClusterSize.data(), 0, numClusters * sizeof(unsigned int), stream));
     CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream));
+    // STARTER
+    //| CUDA_CHECK(cudaMemsetAsync(deviceMembership.data(), 0xFF, numObjs * sizeof(int), stream));
+    // END SOLUTION
   });
 
   int loops = 0;
@@ -436,6 +544,7 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
   do {
     timeline.begin_iteration();
     timeline.kernels([&] {
+      // BEGIN SOLUTION
       if (useByteLabels)
         CUDA_CHECK_LAUNCH(perThreadByte<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
             numObjs, numClusters, dimObjects.data(), deviceClusters.data(), labels.data(), it));
@@ -445,19 +554,35 @@ int all_gpu_privatized(const double* objects, const Params& p, int* membership, 
       else
         CUDA_CHECK_LAUNCH(perBlock<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
             numCoords, numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(), it));
+      // STARTER
+      //| CUDA_CHECK(cudaMemsetAsync(newClusters.data(), 0, clustersCount * sizeof(double), stream));
+      //| CUDA_CHECK(cudaMemsetAsync(newClusterSize.data(), 0, numClusters * sizeof(unsigned int), stream));
+      //| CUDA_CHECK(cudaMemsetAsync(deviceChanged.data(), 0, sizeof(unsigned int), stream));
+      //| CUDA_CHECK_LAUNCH(find_nearest_cluster<<<numClusterBlocks, numThreadsPerClusterBlock, sharedBytes, stream>>>(
+      //|     numCoords, numObjs, numClusters, dimObjects.data(), deviceClusters.data(), deviceMembership.data(),
+      //|     deviceChanged.data(), newClusters.data(), newClusterSize.data()));
+      //| CUDA_CHECK_LAUNCH(update_centroids<<<updateBlocks, numThreadsPerClusterBlock, 0, stream>>>(
+      //|     numCoords, numClusters, newClusters.data(), newClusterSize.data(), deviceClusters.data()));
+      // END SOLUTION
     });
     unsigned int changed = 0;
+    // BEGIN SOLUTION
     timeline.to_host(&changed, it.changedOut, sizeof(unsigned int));
+    // STARTER
+    //| timeline.to_host(&changed, deviceChanged.data(), sizeof(unsigned int));
+    // END SOLUTION
     delta = static_cast<double>(changed) / numObjs;
     ++loops;
     timeline.end_iteration();
   } while (delta > p.threshold && loops < p.maxLoops);
 
+  // BEGIN SOLUTION
   if (useByteLabels)
     timeline.kernels([&] {
       CUDA_CHECK_LAUNCH(widen_memberships<<<transposeBlocks, numThreadsPerClusterBlock, 0, stream>>>(
           numObjs, labels.data(), deviceMembership.data()));
     });
+  // END SOLUTION
   timeline.to_host(membership, deviceMembership.data(), numObjs * sizeof(int));
   timeline.to_host(dimClusters.data(), deviceClusters.data(), clustersCount * sizeof(double));
   timeline.host([&] {

@@ -1,9 +1,27 @@
+// BEGIN SOLUTION naive
 // kmeans, exercise 1: naive. Reference solution.
+// STARTER
+//| // kmeans, exercise 1: naive. YOUR CODE: fill in the TODO(naive)s, then run
+//| //     grader check kmeans --filter "[naive]"
+//| // The handout (README.md beside this file) explains each version.
+// END SOLUTION
 //
+// BEGIN SOLUTION
 // One thread per object finds the nearest centroid; the host computes the new centroids. The
 // objects stay as the program received them, [numObjs][numCoords], and so do the centroids.
+// STARTER
+//| // One thread per object finds the nearest centroid on the GPU; the host computes the new
+//| // centroids (update_centroids_on_host, provided in helpers.h). The objects stay as the
+//| // program received them, [numObjs][numCoords], and so do the centroids.
+// END SOLUTION
 // Names follow the course notes (after Northwestern's parallel k-means): find_nearest_cluster,
 // euclid_dist_2, deviceObjects, deviceClusters, deviceMembership.
+// BEGIN SOLUTION
+// STARTER
+//| //
+//| // Shipped as is, this file builds and runs, but the kernel assigns nothing: every membership
+//| // stays -1 and the grader reports every case as incorrect.
+// END SOLUTION
 #include "helpers.h"
 #include "kmeans.h"
 
@@ -15,22 +33,34 @@
 namespace kmeans {
 namespace {
 
+// BEGIN SOLUTION
 // Squared distance between object objectId and centroid clusterId, both [n][numCoords].
 // Thread t reads objects[t * numCoords + j]: neighbouring threads are numCoords doubles apart,
 // so a warp's loads of one coordinate are strided, not coalesced (transpose fixes that).
 __device__ double euclid_dist_2(int numCoords, const double* objects, const double* clusters, int objectId,
+// STARTER
+//| // Squared distance between object objectId and centroid clusterId, both arrays [n][numCoords].
+//| // ([[maybe_unused]] only keeps the shipped starter free of warnings while nothing calls it.)
+//| [[maybe_unused]] __device__ double euclid_dist_2(int numCoords, const double* objects, const double* clusters, int objectId,
+// END SOLUTION
                                 int clusterId) {
   double ans = 0.0;
+  // BEGIN SOLUTION naive
   for (int j = 0; j < numCoords; ++j) {
     const double d = objects[objectId * numCoords + j] - clusters[clusterId * numCoords + j];
     ans += d * d;
   }
+  // STARTER
+  //| // TODO(naive): ans = sum over j < numCoords of (objects[objectId][j] - clusters[clusterId][j])^2,
+  //| //   where element [i][j] of an [n][numCoords] array is at [i * numCoords + j].
+  // END SOLUTION
   return ans;
 }
 
 __global__ void find_nearest_cluster(int numCoords, int numObjs, int numClusters, const double* objects,
                                      const double* deviceClusters, int* deviceMembership,
                                      unsigned int* deviceChanged) {
+  // BEGIN SOLUTION naive
   const int objectId = blockIdx.x * blockDim.x + threadIdx.x;
   if (objectId >= numObjs) return;  // the grid is rounded up
 
@@ -48,6 +78,19 @@ __global__ void find_nearest_cluster(int numCoords, int numObjs, int numClusters
   // value lose one increment. atomicAdd makes the three one indivisible operation.
   if (deviceMembership[objectId] != index) atomicAdd(deviceChanged, 1u);
   deviceMembership[objectId] = index;  // safe: each thread owns its object's element
+  // STARTER
+  //| // TODO(naive): one thread per object.
+  //| //   1. objectId from blockIdx.x, blockDim.x and threadIdx.x. The grid is rounded up, so
+  //| //      threads with objectId >= numObjs must do nothing.
+  //| //   2. index = the k in [0, numClusters) with the smallest euclid_dist_2(..., objectId, k).
+  //| //      Ties go to the LOWEST k: start from k = 0 and replace only when strictly smaller.
+  //| //   3. If deviceMembership[objectId] != index, the object changed cluster: add 1 to
+  //| //      *deviceChanged (the host turns it into delta).
+  //| //      Is this write safe? Every thread that changed adds into the same counter at the same
+  //| //      time. `(*deviceChanged)++` is a read, an add and a write: two threads that read the
+  //| //      same old value both write old + 1, and one change is lost. Use atomicAdd.
+  //| //   4. deviceMembership[objectId] = index. (Safe without an atomic: why?)
+  // END SOLUTION
 }
 
 }  // namespace
@@ -71,7 +114,13 @@ int naive(const double* objects, const Params& p, int* membership, double* clust
   });
 
   const int numThreadsPerClusterBlock = p.blockSize;
+  // BEGIN SOLUTION naive
   const int numClusterBlocks = ceil_div(numObjs, numThreadsPerClusterBlock);
+  // STARTER
+  //| // TODO(naive): enough blocks of numThreadsPerClusterBlock threads for one thread per object,
+  //| //   rounded UP (ceil_div), so that the last, partial block is launched too.
+  //| const int numClusterBlocks = 1;
+  // END SOLUTION
 
   int loops = 0;
   double delta = 0;

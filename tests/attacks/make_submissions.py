@@ -3,10 +3,16 @@
 reference: make_submissions.py <source-root> <build-root> <out-dir>. Each submission is one
 attack (fixtures/*.cu.in added to a starter or a reference, or the reference changed); expected.tsv
 says what each must get."""
-import os, sys
+import os, re, sys
+
+# The reference without its starter markers (grader/src/release/starter.hpp): the BEGIN SOLUTION /
+# STARTER / END SOLUTION lines and the starter's //| lines.
+def solution_text(path):
+    return re.sub(r'^[ \t]*//( BEGIN SOLUTION.*| STARTER| END SOLUTION|\|.*)\n', '', open(path).read(), flags=re.M)
+
 src, build, out = sys.argv[1:4]
 starter = open(f'{src}/labs/matmul-tiled/matmul.cu').read()
-ref = open(f'{src}/solutions/matmul-tiled/matmul.cu').read()
+ref = solution_text(f'{src}/solutions/matmul-tiled/matmul.cu')
 fx = lambda name: open(f'{os.path.dirname(__file__)}/fixtures/{name}.cu.in').read() \
     .replace('WORKBOOK_ATTACK_BUILD_ROOT', f'"{build}"').replace('WORKBOOK_ATTACK_SOURCE_ROOT', f'"{src}"')
 launch = 'CUDA_CHECK_LAUNCH(naiveKernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K));'

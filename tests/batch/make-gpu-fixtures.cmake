@@ -3,7 +3,8 @@
 #   cmake -DSOLUTION=solutions/matmul-tiled/matmul.cu -DOUT=<folder> -P make-gpu-fixtures.cmake
 # writes <folder>/<kind>/matmul.cu for wrong, slow, illegal-address, endless-kernel and racy.
 cmake_minimum_required(VERSION 3.25)
-file(READ ${SOLUTION} solution)
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/WorkbookSolutionText.cmake)
+workbook_solution_text(${SOLUTION} solution)  # without its starter markers
 
 function(fixture kind note old new)
   string(FIND "${solution}" "${old}" at)

@@ -17,7 +17,8 @@ foreach(var SOLUTION OUT)
     message(FATAL_ERROR "usage: cmake -DSOLUTION=<reference matmul.cu> -DOUT=<folder> -P make-cheat-fixtures.cmake")
   endif()
 endforeach()
-file(READ ${SOLUTION} solution)
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/WorkbookSolutionText.cmake)
+workbook_solution_text(${SOLUTION} solution)  # without its starter markers
 
 # The leaderboard's size, for size-detect: [leaderboard] size in the lab's lab.toml.
 if(NOT DEFINED LAB_TOML)

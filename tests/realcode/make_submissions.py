@@ -20,6 +20,12 @@ import os
 import re
 import sys
 
+# The reference without its starter markers (grader/src/release/starter.hpp): the BEGIN SOLUTION /
+# STARTER / END SOLUTION lines and the starter's //| lines.
+def solution_text(path):
+    return re.sub(r'^[ \t]*//( BEGIN SOLUTION.*| STARTER| END SOLUTION|\|.*)\n', '', open(path).read(), flags=re.M)
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -83,7 +89,7 @@ def parse(path):
 
 def build(src, lab, fixture, out):
     files = lab_files(src, lab)
-    texts = {f: open(f'{src}/solutions/{lab}/{f}').read() for f in files}
+    texts = {f: solution_text(f'{src}/solutions/{lab}/{f}') for f in files}
     description, sections = parse(fixture)
     target = files[0] if len(files) == 1 else None
     changed = set()

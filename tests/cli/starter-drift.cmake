@@ -1,0 +1,33 @@
+# A committed starter edited by one line fails `grader starters`, which names the file and the
+# line; the untouched copy passes. Runs on a copy of one lab (labs/ and solutions/), so the
+# working copy is never modified.
+#   cmake -DGRADER=... -DSOURCE=<repository> -DWORK=<scratch> -P starter-drift.cmake
+file(REMOVE_RECURSE ${WORK})
+file(COPY ${SOURCE}/labs/matmul-tiled DESTINATION ${WORK}/labs)
+file(COPY ${SOURCE}/solutions/matmul-tiled DESTINATION ${WORK}/solutions)
+set(ENV{WORKBOOK_SOURCE_ROOT} ${WORK})
+execute_process(COMMAND ${GRADER} starters matmul-tiled RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "the untouched starter should pass (status ${status}):\n${out}${err}")
+endif()
+# Edit one line: the TODO of naive's kernel, and find its line number.
+set(target "  // TODO(naive): compute one element of C.")
+file(READ ${WORK}/labs/matmul-tiled/matmul.cu text)
+string(FIND "${text}" "${target}" at)
+if(at LESS 0)
+  message(FATAL_ERROR "the line to edit is not in the starter: ${target}")
+endif()
+string(SUBSTRING "${text}" 0 ${at} before)
+string(REGEX MATCHALL "\n" newlines "${before}")
+list(LENGTH newlines line)
+math(EXPR line "${line} + 1")
+string(REPLACE "${target}" "${target} (edited)" text "${text}")
+file(WRITE ${WORK}/labs/matmul-tiled/matmul.cu "${text}")
+execute_process(COMMAND ${GRADER} starters matmul-tiled RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(status EQUAL 0)
+  message(FATAL_ERROR "a starter edited by one line passed:\n${out}${err}")
+endif()
+if(NOT err MATCHES "labs/matmul-tiled/matmul.cu:${line}: differs from what solutions/matmul-tiled/matmul.cu generates")
+  message(FATAL_ERROR "the failure does not name the file and line:\n${err}")
+endif()
+message(STATUS "edited starter refused: ${err}")
