@@ -59,6 +59,8 @@ void LabConfig::apply_override(std::string_view text, const std::string& source_
 LabConfig LabConfig::load(const std::filesystem::path& lab_toml,
                           const std::vector<std::filesystem::path>& overrides) {
   LabConfig config = parse(read_file(lab_toml), lab_toml.string());
+  if (const auto course = lab_toml.parent_path() / "course.toml"; std::filesystem::exists(course))
+    config.apply_override(read_file(course), course.string());
   for (const auto& path : overrides) config.apply_override(read_file(path), path.string());
   return config;
 }

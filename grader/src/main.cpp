@@ -6,6 +6,7 @@
 //   grader batch <lab> <dir> -o <out> grade a folder of submissions (instructors)
 //   grader leaderboard <lab> <dir> -o <out>   rank them by speed (contests)
 //   grader starters [lab...] [--write]   the starters, generated from the marked solutions
+//   grader release <dir>             the student workbook, without the solutions
 //
 // Exit status: 0 all passed; 1 some check failed; 2 the code does not compile; 3 the tests
 // crashed or timed out; 4 no GPU; 64 a usage error (unknown lab, bad option).
@@ -13,6 +14,7 @@
 #include "check.hpp"
 #include "labs.hpp"
 #include "leaderboard_run.hpp"
+#include "release/release.hpp"
 #include "release/starters.hpp"
 
 #include "grader/lab_config.hpp"
@@ -169,6 +171,16 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"full", "brief", "none"}))
       ->capture_default_str();
 
+  grader::ReleaseOptions release_opts;
+  std::string release_hints;
+  auto* release = app.add_subcommand("release", "Write the student workbook (no solutions) into a new folder");
+  release->add_option("dir", release_opts.out, "The folder to write (new, or empty)")->required();
+  release->add_option("--config", release_opts.course, "The course's config: [hints] per lab, [labs.<lab>] overrides")
+      ->check(CLI::ExistingFile);
+  release->add_option("--hints", release_hints, "One hint level for every lab: full, brief or none")
+      ->check(CLI::IsMember({"full", "brief", "none"}));
+  release->add_flag("--git", release_opts.git, "Make the folder a git repository with one commit");
+
   check->add_flag("--leaderboard", check_leaderboard,
                   "Time your code the leaderboard's way and show where it would place between the reference tiers");
   check->add_option("--exercise", check_exercise, "With --leaderboard: the exercise (default: the leaderboard's)");
@@ -187,6 +199,10 @@ int main(int argc, char** argv) {
   const grader::Paths paths = grader::default_paths();
   try {
     if (list->parsed()) return cmd_list(paths, json);
+    if (release->parsed()) {
+      if (!release_hints.empty()) release_opts.hints = grader::parse_hint_level(release_hints);
+      return grader::cmd_release(paths, release_opts);
+    }
     if (starters->parsed()) {
       starters_opts.hints = *grader::parse_hint_level(starters_hints);
       return grader::cmd_starters(paths, starters_opts);

@@ -1,6 +1,7 @@
 #include "grader/catch.hpp"
 #include "grader/lab_config.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -115,4 +116,23 @@ TEST_CASE("every shipped lab.toml loads", "[config]") {
     ++count;
   }
   CHECK(count >= 1);
+}
+
+TEST_CASE("a course.toml beside lab.toml is laid over it, before the overrides given", "[config]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "workbook-course-toml-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto write = [&](const char* name, const std::string& text) {
+    std::FILE* f = std::fopen((dir / name).c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  write("lab.toml", kLab);
+  CHECK(LabConfig::load(dir / "lab.toml").number("exercises.first.min_speedup") == 5.0);
+  write("course.toml", "[exercises.first]\nmin_speedup = 3\n");
+  CHECK(LabConfig::load(dir / "lab.toml").number("exercises.first.min_speedup") == 3.0);
+  write("h100.toml", "[exercises.first]\nmin_speedup = 4\n");
+  CHECK(LabConfig::load(dir / "lab.toml", {dir / "h100.toml"}).number("exercises.first.min_speedup") == 4.0);
+  fs::remove_all(dir);
 }

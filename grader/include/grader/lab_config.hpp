@@ -27,8 +27,10 @@ struct ExerciseConfig {
 
 class LabConfig {
 public:
-  // Parses lab.toml, then each override in order; a key in an override replaces the same key
-  // below it, tables merge key by key. Throws ConfigError naming the file and line.
+  // Parses lab.toml, then the course's course.toml beside it if there is one (a student release
+  // carries its course's settings there: `grader release`), then each override in order; a key in
+  // an override replaces the same key below it, tables merge key by key. Throws ConfigError
+  // naming the file and line.
   static LabConfig load(const std::filesystem::path& lab_toml,
                         const std::vector<std::filesystem::path>& overrides = {});
   static LabConfig parse(std::string_view text, const std::string& source_name);

@@ -1,0 +1,216 @@
+#include "release/release.hpp"
+
+#include "release/starters.hpp"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+#include <toml++/toml.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace grader {
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// The output of a command (for git), or nullopt when it failed.
+std::optional<std::string> capture(const std::string& command) {
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  return ::pclose(p) == 0 ? std::optional<std::string>(out) : std::nullopt;
+}
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }  // paths without quotes
+
+// The working copy's files, relative: git's list where there is a repository (no build output,
+// nothing ignored), else every file outside hidden and build folders.
+std::vector<std::string> working_copy_files(const fs::path& root) {
+  std::vector<std::string> files;
+  if (fs::exists(root / ".git")) {
+    if (const auto out = capture("git -C " + quoted(root) + " ls-files -z --cached")) {
+      std::string name;
+      for (char c : *out) {
+        if (c) name += c;
+        else if (!name.empty()) files.push_back(std::exchange(name, {}));
+      }
+      return files;
+    }
+  }
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name.rfind('.', 0) == 0 || name.rfind("build", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file()) files.push_back(fs::relative(it->path(), root).generic_string());
+  }
+  return files;
+}
+
+struct Course {
+  HintLevel default_hints = HintLevel::Full;
+  std::map<std::string, HintLevel> hints;          // per lab
+  std::map<std::string, std::string> overrides;   // per lab: TOML laid over its lab.toml
+};
+
+Course read_course(const std::optional<fs::path>& file) {
+  Course course;
+  if (!file) return course;
+  toml::table t;
+  try {
+    t = toml::parse_file(file->string());
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(file->string() + ": " + std::string(e.description()));
+  }
+  const auto level = [&](const toml::node& n, const std::string& where) {
+    const auto text = n.value<std::string>();
+    const auto l = text ? parse_hint_level(*text) : std::nullopt;
+    if (!l) throw ConfigError(file->string() + ": " + where + " must be \"full\", \"brief\" or \"none\"");
+    return *l;
+  };
+  if (const auto* hints = t["hints"].as_table()) {
+    for (const auto& [key, value] : *hints) {
+      const std::string k(key.str());
+      if (k == "default") course.default_hints = level(value, "[hints] default");
+      else course.hints[k] = level(value, "[hints] " + k);
+    }
+  }
+  if (const auto* labs = t["labs"].as_table()) {
+    for (const auto& [key, value] : *labs) {
+      const auto* lab = value.as_table();
+      if (!lab) throw ConfigError(file->string() + ": [labs." + std::string(key.str()) + "] must be a table");
+      std::ostringstream text;
+      text << *lab;
+      course.overrides[std::string(key.str())] = text.str();
+    }
+  }
+  return course;
+}
+
+}  // namespace
+
+bool excluded(const std::string& path, const std::vector<std::string>& patterns) {
+  for (const std::string& pattern : patterns) {
+    if (pattern.back() == '/') {
+      if (path.rfind(pattern, 0) == 0) return true;
+      continue;
+    }
+    // The path itself, or a folder above it.
+    for (std::string p = path;;) {
+      if (::fnmatch(pattern.c_str(), p.c_str(), FNM_PATHNAME) == 0) return true;
+      const auto slash = p.rfind('/');
+      if (slash == std::string::npos) break;
+      p.resize(slash);
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> read_exclude_patterns(const fs::path& file) {
+  std::vector<std::string> patterns;
+  std::istringstream in(read_text(file));
+  for (std::string line; std::getline(in, line);) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
+    const auto b = line.find_first_not_of(" \t");
+    if (b != std::string::npos) patterns.push_back(line.substr(b));
+  }
+  return patterns;
+}
+
+int cmd_release(const Paths& paths, const ReleaseOptions& options) {
+  const fs::path root = paths.source_root;
+  const fs::path out = fs::absolute(options.out);
+  if (fs::exists(out) && !fs::is_empty(out)) {
+    std::cerr << "grader release: " << out.string() << " exists and is not empty\n";
+    return 64;
+  }
+  const fs::path exclude_file = root / "release-exclude.txt";
+  if (!fs::exists(exclude_file)) {
+    std::cerr << "grader release: " << exclude_file.string() << " is missing: it names what a release leaves out\n";
+    return 64;
+  }
+  std::vector<std::string> patterns = read_exclude_patterns(exclude_file);
+  patterns.push_back("release-exclude.txt");
+  const Course course = read_course(options.course);
+  for (const auto& [lab, _] : course.overrides)
+    if (!fs::exists(paths.lab_dir(lab) / "lab.toml")) throw UnknownLab(lab, available_labs(paths));
+
+  // 1. The files, without what the release leaves out.
+  std::size_t copied = 0, left_out = 0;
+  for (const std::string& file : working_copy_files(root)) {
+    if (excluded(file, patterns)) {
+      ++left_out;
+      continue;
+    }
+    const fs::path from = root / file;
+    if (fs::is_symlink(from)) {
+      const fs::path target = fs::weakly_canonical(from.parent_path() / fs::read_symlink(from));
+      const auto rel = fs::relative(target, root).generic_string();
+      if (rel.rfind("..", 0) == 0 || excluded(rel, patterns))
+        throw std::runtime_error(file + " is a link to " + target.string() + ", outside what the release holds");
+    }
+    if (!fs::is_regular_file(from)) continue;  // deleted in the working copy but not in git
+    fs::create_directories((out / file).parent_path());
+    fs::copy_file(from, out / file, fs::copy_options::overwrite_existing);
+    fs::permissions(out / file, fs::status(from).permissions());
+    ++copied;
+  }
+
+  // 2. The starters at the course's hint level, from the marked solutions.
+  std::size_t starters = 0;
+  for (const StarterFile& f : starter_files(paths, {})) {
+    const auto it = course.hints.find(f.lab);
+    const HintLevel level = options.hints ? *options.hints : it != course.hints.end() ? it->second : course.default_hints;
+    write_text(out / fs::relative(f.starter, root),
+               generate_starter(read_text(f.solution), level, fs::relative(f.solution, root).string()));
+    ++starters;
+  }
+
+  // 3. The course's overrides, beside each lab.toml.
+  for (const auto& [lab, text] : course.overrides)
+    write_text(out / "labs" / lab / "course.toml",
+               "# This course's settings for " + lab + ", laid over lab.toml by the grader.\n" + text + "\n");
+
+  // 4. Nothing left of the solutions.
+  if (fs::exists(out / "solutions")) throw std::logic_error("internal: solutions/ reached the release");
+
+  std::cout << fmt::format("wrote {}: {} files ({} left out), {} starters generated, {} course override(s)\n",
+                           out.string(), copied, left_out, starters, course.overrides.size());
+  if (options.git) {
+    const std::string git = "git -C " + quoted(out);
+    const std::string who = " -c user.name='CUDA Workbook release' -c user.email='release@cuda-workbook.invalid'";
+    if (!capture(git + " init -q") || !capture(git + " add -A") ||
+        !capture(git + who + " commit -q -m 'CUDA Workbook: the student release'")) {
+      std::cerr << "grader release: git could not make the repository in " << out.string() << '\n';
+      return 3;
+    }
+    std::cout << "made it a git repository with one commit: push it to the course's template repository\n";
+  }
+  return 0;
+}
+
+}  // namespace grader
