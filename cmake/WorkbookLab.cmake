@@ -10,6 +10,11 @@
 #   reference-<lab>  solutions/<lab>/  the reference solution; the project's tests run it
 # Both compile against the official interface header in labs/<lab>/, and both read
 # labs/<lab>/lab.toml at run time (thresholds and points never need a rebuild).
+#
+# Without solutions/<lab>/ (a student release: release-exclude.txt) only the grade flavour is
+# built: no reference-<lab>, no runner-reference-<lab>, and the project's tests that run the
+# reference (reference/<lab>, grader-check/<lab>/reference) are not defined. The lab's own
+# CMakeLists.txt asks `if(TARGET reference-<lab>-code)` for what it builds from the reference.
 function(workbook_add_lab lab)
   cmake_parse_arguments(ARG "" "REMOTE" "SOURCES;TESTS;SUPPORT;RUNNER_SUPPORT" ${ARGN})
   set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
@@ -38,7 +43,11 @@ function(workbook_add_lab lab)
     set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXPORTED_TARGETS ${lab}-remote-runner)
   endif()
 
-  foreach(flavour grade reference)
+  set(flavours grade)
+  if(EXISTS ${solution_dir})
+    list(APPEND flavours reference)
+  endif()
+  foreach(flavour IN LISTS flavours)
     if(flavour STREQUAL "grade")
       set(code_dir ${lab_dir})
     else()
@@ -83,9 +92,14 @@ function(workbook_add_lab lab)
   #  - `grader check` on the reference reports every check passed;
   #  - `grader check` on the shipped starter reports its correctness cases incorrect (the
   #    checks bite) and nothing crashed.
-  add_test(NAME reference/${lab} COMMAND reference-${lab})
-  set_tests_properties(reference/${lab} PROPERTIES LABELS "project;gpu" SKIP_RETURN_CODE 77)
-  foreach(expect reference starter)
+  #  (the first two only where solutions/<lab>/ is).
+  set(expects starter)
+  if(TARGET reference-${lab})
+    add_test(NAME reference/${lab} COMMAND reference-${lab})
+    set_tests_properties(reference/${lab} PROPERTIES LABELS "project;gpu" SKIP_RETURN_CODE 77)
+    set(expects reference starter)
+  endif()
+  foreach(expect IN LISTS expects)
     add_test(NAME grader-check/${lab}/${expect}
       COMMAND ${CMAKE_COMMAND} -DGRADER=$<TARGET_FILE:grader> -DLAB=${lab} -DEXPECT=${expect}
               -DOUT=${PROJECT_BINARY_DIR}/test-runs/${lab}-${expect}.json
