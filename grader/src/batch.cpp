@@ -440,8 +440,14 @@ int Batch::run() {
   write_gradebook();
 
   // The sequential baseline is measured once, before any submission runs: inside the sandbox the
-  // cache is read-only, so no submission can spend time on it, or tamper with it.
-  if (!device_.empty() && total_ > 0) {
+  // cache is read-only, so no submission can spend time on it, or tamper with it. A workbook
+  // without solutions/ (a student release) has no reference to run: said once, and skipped.
+  if (!device_.empty() && total_ > 0 && !paths_.has_reference(config_.name())) {
+    std::cerr << "calibrating: skipped: no reference solution in this workbook (solutions/" << config_.name()
+              << "/ is not here): the thresholds are lab.toml's (and your --config files') as they are, and a "
+                 "sequential baseline not yet cached for this machine is measured in each submission's timed "
+                 "phase\n";
+  } else if (!device_.empty() && total_ > 0) {
     std::cerr << "calibrating: the reference solution's timed cases (measures the sequential baseline once) ...\n";
     ProcessOptions build_reference;
     build_reference.argv = {paths_.cmake.string(), "--build", paths_.build_root.string(), "--target",
@@ -525,9 +531,12 @@ int Batch::run() {
 
 std::vector<fs::path> hidden_from_submissions(const Paths& paths, const std::string& lab, std::vector<fs::path> also) {
   const fs::path src = fs::absolute(paths.source_root), bld = fs::absolute(paths.build_root);
+  // Only what exists: bubblewrap cannot put a tmpfs on a path missing under the read-only root
+  // (a student release has no solutions/), and what is not there has nothing to hide.
+  std::error_code exists_ec;
   for (const auto& p : {src / "solutions", src / "tests", src / "docs", src / "grader" / "labs", bld / "bin",
                         bld / "grader" / "labs"})
-    also.push_back(p);
+    if (fs::exists(p, exists_ec)) also.push_back(p);
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(src / "labs", ec))
     if (e.path().filename() != lab) also.push_back(e.path());

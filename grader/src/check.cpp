@@ -81,6 +81,10 @@ private:
 
 int run_check(const Paths& paths, const CheckOptions& o) {
   const LabConfig config = load_lab(paths, o.lab, o.overrides);  // throws for an unknown lab
+  if (o.reference && !paths.has_reference(o.lab)) {
+    std::cerr << no_reference_message(o.lab) << '\n';
+    return 64;  // a usage error: there is nothing to check
+  }
   const std::uint64_t seed = o.seed.value_or(workbook::fresh_seed());
   const fs::path run_dir = paths.run_dir(o.lab);
   fs::create_directories(run_dir);

@@ -240,7 +240,11 @@ int Leaderboard::run() {
   // 2. The entries: the reference (tiers), then every student whose exercise is correct and clean.
   std::vector<Entry> entries;
   std::vector<lb::EntryTiming> refused;
-  {
+  const bool with_reference = paths_.has_reference(config_.name());
+  if (!with_reference) {
+    std::cerr << "no reference solution in this workbook (solutions/" << config_.name()
+              << "/ is not here): the board has no reference row, nor the tiers its run times\n";
+  } else {
     Entry ref;
     ref.name = "reference";
     ref.reference = true;
@@ -285,7 +289,7 @@ int Leaderboard::run() {
     refused.push_back(no);
   }
   std::cerr << fmt::format("leaderboard of {} / {}: {} entries, {} refused, {} rounds of {} calls\n", config_.name(),
-                           exercise_, entries.size() - 1, refused.size(), o_.rounds, calls_);
+                           exercise_, entries.size() - (with_reference ? 1 : 0), refused.size(), o_.rounds, calls_);
 
   // 3. Rounds, each in a fresh random order: drift of the machine spreads over everyone.
   std::mt19937_64 shuffle(seed_);
@@ -362,6 +366,13 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
                       const std::vector<fs::path>& overrides, bool build) {
   const LabConfig config = load_lab(paths, lab, overrides);
   const std::string exercise = exercise_name.empty() ? default_leaderboard_exercise(config) : exercise_name;
+  // A student release has no solutions/: then your code is timed alone (with the lab's tiers,
+  // which your test program times itself), and --reference has nothing to time.
+  const bool with_reference = paths.has_reference(lab);
+  if (reference && !with_reference) {
+    std::cerr << no_reference_message(lab) << '\n';
+    return 64;
+  }
   std::string why;
   if (workbook::device_count(&why) == 0) {
     std::cerr << "no CUDA GPU is usable here: " << why << '\n';
@@ -371,14 +382,22 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
   fs::create_directories(dir);
   if (build) {
     std::cerr << "building " << lab << " ...\n";
-    if (!build_programs(paths, {paths.test_program(lab, reference), paths.test_program(lab, true)}, dir / "build.log")) return 2;
+    std::vector<fs::path> programs = {paths.test_program(lab, reference)};
+    if (with_reference && !reference) programs.push_back(paths.test_program(lab, true));
+    if (!build_programs(paths, programs, dir / "build.log")) return 2;
   }
+  if (!with_reference)
+    std::cerr << "no reference solution in this workbook (solutions/" << lab
+              << "/ is not here): your code is timed without the reference's row\n";
   std::string overrides_env;
   for (const auto& p : overrides) overrides_env += (overrides_env.empty() ? "" : ":") + fs::absolute(p).string();
   const std::uint64_t seed = workbook::fresh_seed();
   std::vector<lb::EntryTiming> rows;
-  // Yours, then the reference's; checking the reference itself, once.
-  const std::vector<bool> runs = reference ? std::vector<bool>{true} : std::vector<bool>{false, true};
+  // Yours, then the reference's; checking the reference itself, once. Without a reference, your
+  // run times the lab's tiers too (the reference's run does where there is one).
+  const std::vector<bool> runs = reference        ? std::vector<bool>{true}
+                                 : with_reference ? std::vector<bool>{false, true}
+                                                  : std::vector<bool>{false};
   for (const bool ref : runs) {
     const fs::path out = dir / (ref ? "reference.jsonl" : "yours.jsonl");
     fs::remove(out);
@@ -389,7 +408,7 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
                  {"WORKBOOK_CONFIG", (paths.lab_dir(lab) / "lab.toml").string()},
                  {"WORKBOOK_OVERRIDES", overrides_env},
                  {"WORKBOOK_SOURCE_DIR", (ref ? paths.solution_dir(lab) : paths.lab_dir(lab)).string()}};
-    if (ref) p.set_env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
+    if (ref || !with_reference) p.set_env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
     p.output_file = dir / (ref ? "reference.log" : "yours.log");
     p.timeout_s = config.timeout_s();
     std::cerr << "timing " << (ref ? "the reference solution" : "your code") << " (" << exercise << ") ...\n";
@@ -399,8 +418,8 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
       rows.push_back(summarize_entry(ref ? "reference" : "you", ref, {}, "the run " + r.describe() + " (log: " + p.output_file->string() + ")", 1.0));
     for (const auto& rec : recorded) {
       const std::string name = rec.entry == "self" ? (ref ? "reference" : "you") : rec.entry;
-      if (rec.entry != "self" && !ref) continue;
-      rows.push_back(summarize_entry(name, ref, {rec.samples}, rec.invalid, 1.0));
+      if (rec.entry != "self" && !ref && with_reference) continue;
+      rows.push_back(summarize_entry(name, ref || rec.entry != "self", {rec.samples}, rec.invalid, 1.0));
     }
   }
   lb::Board board;
