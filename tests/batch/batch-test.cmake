@@ -6,6 +6,9 @@
 # gradebook, the per-student files, that nothing was written outside the sandbox, and that a
 # second run resumes (keeps every result) and --regrade redoes only the students named.
 # Without a GPU the well-behaved submissions are reported as "no GPU"; with one they are graded.
+# Without solutions/ (a student release) the shipped starter stands in for the reference: the
+# well-behaved submissions are then graded as the starter is, and the attempts to include the
+# reference name a path that is not there (the pre-build check refuses them all the same).
 cmake_minimum_required(VERSION 3.25)
 
 set(subs ${WORK}/submissions)
@@ -15,12 +18,21 @@ file(MAKE_DIRECTORY ${subs})
 get_filename_component(home "$ENV{HOME}" ABSOLUTE)
 file(REMOVE ${home}/ESCAPED-writes-outside /tmp/ESCAPED-absolute.cu)
 
-file(READ ${SOLUTION} solution)
+if(EXISTS ${SOLUTION})
+  set(good_source ${SOLUTION})
+else()
+  set(good_source ${STARTER})
+  message(STATUS "no ${SOLUTION}: the starter stands in for the reference")
+endif()
+file(READ ${good_source} solution)
 file(READ ${STARTER} starter)
 file(WRITE ${subs}/good/matmul.cu "${solution}")
 file(COPY ${FIXTURES}/missing DESTINATION ${subs})
-# A compile error: one missing semicolon in the reference.
+# A compile error: one missing semicolon in the reference (at the end, where it has no such line).
 string(REPLACE "+ threadIdx.y;" "+ threadIdx.y  // a missing semicolon" broken "${solution}")
+if(broken STREQUAL solution)
+  string(APPEND broken "int one_more = 1  // a missing semicolon\nint and_another = 2;\n")
+endif()
 file(WRITE ${subs}/broken/matmul.cu "${broken}")
 set(SUBMISSIONS ${subs})
 set(RESULTS ${out})
@@ -48,7 +60,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E tar cf ${subs}/good-zip.zip --format
 file(WRITE ${WORK}/packed/nested/deep/er/matmul.cu "${solution}")
 execute_process(COMMAND ${CMAKE_COMMAND} -E tar czf ${subs}/nested-tgz.tar.gz nested
                 WORKING_DIRECTORY ${WORK}/packed COMMAND_ERROR_IS_FATAL ANY)
-execute_process(COMMAND ${MAKE_ARCHIVES} ${subs} ${SOLUTION} COMMAND_ERROR_IS_FATAL ANY)
+execute_process(COMMAND ${MAKE_ARCHIVES} ${subs} ${good_source} COMMAND_ERROR_IS_FATAL ANY)
 
 set(batch_args batch matmul-tiled ${subs} -o ${out} --jobs 4 --timeout 30 --memory-limit 1 --max-processes 32 --seed 12345)
 execute_process(COMMAND ${GRADER} ${batch_args} RESULT_VARIABLE rc ERROR_VARIABLE log OUTPUT_VARIABLE stdout)
@@ -63,6 +75,9 @@ string(JSON protection GET "${results}" run protection)
 if(device STREQUAL "")
   set(ran_good "no GPU")
   set(ran_starter "no GPU")
+elseif(good_source STREQUAL STARTER)
+  set(ran_good "incomplete")
+  set(ran_starter "incomplete")
 else()
   set(ran_good "passed")
   set(ran_starter "incomplete")
