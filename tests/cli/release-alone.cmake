@@ -28,7 +28,8 @@ if(NOT EXISTS ${release}/labs/matmul-tiled/course.toml)
   message(FATAL_ERROR "the course's settings did not reach labs/matmul-tiled/course.toml")
 endif()
 # The project's own path must not appear in what the release's build reads.
-execute_process(COMMAND grep -rlF "${SOURCE}" ${release} --include=*.txt --include=*.cmake --include=*.json
+execute_process(COMMAND grep -rlF "${SOURCE}" ${release} --include=CMakeLists.txt --include=*.cmake
+                        --include=CMakePresets.json --include=*.toml
                 OUTPUT_VARIABLE leaks)
 if(leaks)
   message(FATAL_ERROR "files of the release name the workbook it came from:\n${leaks}")

@@ -183,6 +183,7 @@ int cmd_release(const Paths& paths, const ReleaseOptions& options) {
   // 2. The starters at the course's hint level, from the marked solutions.
   std::size_t starters = 0;
   for (const StarterFile& f : starter_files(paths, {})) {
+    if (excluded(fs::relative(f.starter, root).generic_string(), patterns)) continue;  // a lab left out
     const auto it = course.hints.find(f.lab);
     const HintLevel level = options.hints ? *options.hints : it != course.hints.end() ? it->second : course.default_hints;
     write_text(out / fs::relative(f.starter, root),
