@@ -2,15 +2,15 @@
 
 #include "release/starters.hpp"
 
+#include "grader/files.hpp"
+
 #include <fmt/format.h>
 #include <fnmatch.h>
 #include <toml++/toml.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -18,20 +18,6 @@ namespace fs = std::filesystem;
 namespace grader {
 namespace {
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 // The output of a command (for git), or nullopt when it failed.
 std::optional<std::string> capture(const std::string& command) {
@@ -131,7 +117,7 @@ bool excluded(const std::string& path, const std::vector<std::string>& patterns)
 
 std::vector<std::string> read_exclude_patterns(const fs::path& file) {
   std::vector<std::string> patterns;
-  std::istringstream in(read_text(file));
+  std::istringstream in(read_file(file));
   for (std::string line; std::getline(in, line);) {
     if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
@@ -186,14 +172,14 @@ int cmd_release(const Paths& paths, const ReleaseOptions& options) {
     if (excluded(fs::relative(f.starter, root).generic_string(), patterns)) continue;  // a lab left out
     const auto it = course.hints.find(f.lab);
     const HintLevel level = options.hints ? *options.hints : it != course.hints.end() ? it->second : course.default_hints;
-    write_text(out / fs::relative(f.starter, root),
-               generate_starter(read_text(f.solution), level, fs::relative(f.solution, root).string()));
+    write_atomically(out / fs::relative(f.starter, root),
+               generate_starter(read_file(f.solution), level, fs::relative(f.solution, root).string()));
     ++starters;
   }
 
   // 3. The course's overrides, beside each lab.toml.
   for (const auto& [lab, text] : course.overrides)
-    write_text(out / "labs" / lab / "course.toml",
+    write_atomically(out / "labs" / lab / "course.toml",
                "# This course's settings for " + lab + ", laid over lab.toml by the grader.\n" + text + "\n");
 
   // 4. Nothing left of the solutions.

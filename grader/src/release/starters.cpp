@@ -1,32 +1,14 @@
 #include "release/starters.hpp"
 
+#include "grader/files.hpp"
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace grader {
-namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-}  // namespace
 
 std::vector<StarterFile> starter_files(const Paths& paths, const std::vector<std::string>& labs) {
   std::vector<StarterFile> files;
@@ -51,21 +33,21 @@ int cmd_starters(const Paths& paths, const StartersOptions& options) {
   for (const StarterFile& f : files) {
     std::string generated;
     try {
-      generated = generate_starter(read_text(f.solution), options.hints, relative(f.solution));
+      generated = generate_starter(read_file(f.solution), options.hints, relative(f.solution));
     } catch (const MarkerError& e) {
       std::cerr << e.what() << '\n';
       ++differing;
       continue;
     }
     if (options.write) {
-      if (!fs::exists(f.starter) || read_text(f.starter) != generated) {
-        write_text(f.starter, generated);
+      if (!fs::exists(f.starter) || read_file(f.starter) != generated) {
+        write_atomically(f.starter, generated);
         std::cout << "wrote " << relative(f.starter) << " (hints: " << to_string(options.hints) << ")\n";
         ++written;
       }
       continue;
     }
-    const std::string committed = fs::exists(f.starter) ? read_text(f.starter) : "";
+    const std::string committed = fs::exists(f.starter) ? read_file(f.starter) : "";
     const FirstDifference d = first_difference(generated, committed);
     if (d.line == 0) continue;
     ++differing;
