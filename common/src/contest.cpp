@@ -86,6 +86,7 @@ ContestResult time_contest(cudaStream_t stream, const std::function<void(int)>& 
       m.threads_after = f->threads;
       if (i == 0) threads_at_start = f->threads;
       m.threads_before = threads_at_start;
+      m.tail_ms = f->tail_ms;
     }
     m.wrong = check(i);
     const std::string why = judge_call(m, o);
@@ -93,6 +94,17 @@ ContestResult time_contest(cudaStream_t stream, const std::function<void(int)>& 
       result.invalid = fmt::format("{} call {}: {}", i < o.warmup ? "warm-up" : "timed", i < o.warmup ? i + 1 : i - o.warmup + 1, why);
     if (i >= o.warmup) result.samples.push_back(o.host_timed ? m.host_ms : m.event_ms);
     result.calls.push_back(m);
+  }
+  // Work escaped from a foreign call's stream: judged over all the calls (a median), since one
+  // late reply proves nothing.
+  if (result.invalid.empty() && !o.host_timed) {
+    std::vector<double> tails, times;
+    for (const auto& m : result.calls)
+      if (m.foreign) {
+        tails.push_back(m.tail_ms);
+        times.push_back(m.event_ms);
+      }
+    if (const std::string why = escaped_work(tails, times); !why.empty()) result.invalid = "the calls: " + why;
   }
   return result;
 }

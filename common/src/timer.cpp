@@ -1,5 +1,7 @@
 #include "workbook/timer.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -27,9 +29,20 @@ void report_foreign_call(const ForeignCall& call) {
   t_foreign->device_ms += call.device_ms;
   t_foreign->cpu_ms += call.cpu_ms;
   t_foreign->threads = std::max(t_foreign->threads, call.threads);
+  t_foreign->tail_ms += call.tail_ms;
 }
 
 std::optional<ForeignCall> take_foreign_call() { return std::exchange(t_foreign, std::nullopt); }
+
+std::string escaped_work(const std::vector<double>& tails_ms, const std::vector<double>& calls_ms) {
+  if (tails_ms.empty() || calls_ms.empty()) return "";
+  const double tail = median(tails_ms), call = median(calls_ms);
+  if (tail <= std::max(0.1, 0.25 * call)) return "";
+  return fmt::format("the GPU kept working {:.3f} ms (median) after the call's stream was done, which took {:.3f} ms: "
+                     "some of the work ran on another stream, which the timing cannot see. Launch every kernel and "
+                     "copy on the stream you are given",
+                     tail, call);
+}
 
 EventPair::EventPair() {
   CUDA_CHECK(cudaEventCreate(&start));
@@ -63,6 +76,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
   Timing timing;
   std::vector<double> tails;  // per call: how long the device stayed busy after the stream was done
   bool foreign = false;       // the calls ran in another process, which timed them (ForeignCall)
+  std::vector<double> foreign_tails;  // per call: that process's GPU busy after the call's stream was done
   const auto started = clock::now();
   for (int run = 0; run < options.max_runs; ++run) {
     if (before) before();
@@ -80,6 +94,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
     if (const auto f = take_foreign_call()) {
       ms = static_cast<float>(f->device_ms);
       foreign = true;
+      foreign_tails.push_back(f->tail_ms);
     }
     timing.samples.push_back(ms);
     if (after) after();
@@ -96,8 +111,9 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
   // idle; if, in the median call, it stays busy longer than the call itself took (and than
   // 0.05 ms, the cost of asking), the time is not the call's. Medians, so that one late wake-up
   // of the host cannot accuse correct code.
-  // (Calls run in another process are ordered on its own blocking stream, which legacy-stream
-  // work joins, and the harness checks their output as soon as the stream is done: no tail test.)
+  // Calls run in another process have the same test on that process's tail (escaped_work).
+  if (foreign)
+    if (const std::string why = escaped_work(foreign_tails, timing.samples); !why.empty()) throw std::runtime_error(why);
   const double tail = median(tails);
   if (!foreign && tail > 0.05 && tail > timing.ms.median)
     throw std::runtime_error(

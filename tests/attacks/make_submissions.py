@@ -32,6 +32,10 @@ subs = {
     'hang-naive': ref.replace(head, '  if (M == 1 && N == 1) while (clock64() >= 0) {}\n' + head),
     'legacy-stream': ref.replace(launch, 'naiveKernel<<<grid, block>>>(A, B, C, M, N, K);\n'
                                  '  { float probe; cudaMemcpy(&probe, C, sizeof probe, cudaMemcpyDeviceToHost); }'),
+    # naive's product on the per-thread default stream (its handle, 0x2, spelled as a number so that
+    # no forbidden name appears): `done` comes at once on the runner's stream, the work after it.
+    'escape-stream': '#include <cstdint>\n' + ref.replace(launch, launch.replace(
+        ', 0, stream>>>', ', 0, reinterpret_cast<cudaStream_t>(std::uintptr_t{2})>>>')),
     'flood': '#include <cstdio>\n' + ref + fx('flood'),
     'include-absolute': f'#include "{src}/solutions/matmul-tiled/matmul.cu"\n',
 }

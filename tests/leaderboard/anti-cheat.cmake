@@ -17,9 +17,10 @@ set(expect_cached-output "wrong result")
 set(expect_size-detect "wrong result")
 set(expect_host-compute "computed on the host")
 set(expect_other-stream "forbidden")   # its own stream: refused by the static scan
+set(expect_hidden-stream "another stream")  # no forbidden name: caught by the tail at run time
 set(expect_early-read "forbidden")     # std::thread: refused by the static scan
 set(expect_cublas "forbidden")
-set(kinds cached-output size-detect host-compute other-stream early-read cublas)
+set(kinds cached-output size-detect host-compute other-stream hidden-stream early-read cublas)
 foreach(kind IN LISTS kinds)
   file(COPY ${WORK}/fixtures/${kind}/matmul.cu DESTINATION ${WORK}/submissions/${kind})
 endforeach()

@@ -3,7 +3,7 @@
 #   cmake -DSCAN=<forbidden-api-scan> -DSOLUTION=<reference matmul.cu> -DOUT=<folder> -P cheat-fixtures.cmake
 #     The static scan, which the leaderboard runs before it builds anything: the reference is
 #     clean; cublas, other-stream and early-read are flagged, each for its own API; cached-output,
-#     host-compute and size-detect are not (nothing in them is a forbidden API: the timing harness
+#     hidden-stream, host-compute and size-detect are not (nothing in them is a forbidden API: the timing harness
 #     must catch them at run time, which a GPU test shows).
 #
 #   cmake -DNVCC=<nvcc> -DSOURCE_ROOT=<project> -DSOLUTION=... -DOUT=<folder> -P cheat-fixtures.cmake
@@ -19,7 +19,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "make-cheat-fixtures.cmake failed (${rc})")
 endif()
 
-set(kinds cached-output other-stream host-compute early-read size-detect cublas)
+set(kinds cached-output other-stream hidden-stream host-compute early-read size-detect cublas)
 file(GLOB made RELATIVE ${OUT} ${OUT}/*)
 list(SORT made)
 set(expected ${kinds})

@@ -5,6 +5,7 @@
 # writes <folder>/<kind>/matmul.cu for:
 #   cached-output  a repeated big call (same pointers and sizes) gets the previous result, copied
 #   other-stream   naive runs on a stream of its own, which the timer on the given stream never sees
+#   hidden-stream  naive runs on the per-thread default stream, named by its number: no forbidden name
 #   host-compute   the product computed on the CPU
 #   early-read     a thread of its own reads A and B and computes C on the host, ahead of the calls
 #   size-detect    at the leaderboard's size only, the last quarter of every dot product skipped
@@ -160,8 +161,27 @@ void naive(const float* A, const float* B, float* C, int M, int N, int K, cudaSt
 ]=])
 write("launches naiveKernel on a stream of its own (created once, cudaStreamNonBlocking)
 //   and returns without making the given stream wait for it: the work escapes the timed window."
-  "the host clock across the call and a device-wide synchronize, far above the event time on
-//   the given stream. Also flagged statically: cudaStreamCreateWithFlags (a stream of its own).")
+  "the static scan: cudaStreamCreateWithFlags (a stream of its own). Were that name hidden, the
+//   tail at run time: the GPU stays busy after the call's stream is done (see hidden-stream).")
+
+# ---------------------------------------------------------------------------------------------
+set(kind hidden-stream)
+set(text "${solution}")
+swap("${reference_naive}" [=[
+void naive(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {
+  // CHEAT (hidden-stream): the per-thread default stream, by its handle's number (0x2) so that no
+  // forbidden name appears. The inputs are ready (the grader waits for them before the call), but
+  // nothing makes `stream` wait for this work: the call's stream is done at once.
+  const auto hidden = reinterpret_cast<cudaStream_t>(std::uintptr_t{2});
+  const dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
+  const dim3 grid(ceil_div(N, BLOCK_WIDTH), ceil_div(M, BLOCK_WIDTH));
+  CUDA_CHECK_LAUNCH(naiveKernel<<<grid, block, 0, hidden>>>(A, B, C, M, N, K));
+}
+]=])
+swap("${reference_includes}" "${reference_includes}#include <cstdint>\n")
+write("launches naiveKernel on the per-thread default stream, named by its number (0x2), so
+//   the static scan sees no forbidden name; the given stream never waits for it."
+  "the tail: the GPU stays busy after the call's stream is done (escaped_work), in the median call.")
 
 # ---------------------------------------------------------------------------------------------
 set(kind host-compute)

@@ -2,6 +2,10 @@
 // needed. What each cheat looks like in them is described in common/include/workbook/contest.hpp.
 #include "grader/catch.hpp"
 #include "workbook/contest.hpp"
+#include "workbook/timer.hpp"
+
+#include <string>
+#include <vector>
 
 using workbook::CallMeasure;
 using workbook::ContestOptions;
@@ -92,4 +96,45 @@ TEST_CASE("a call run in the runner process is timed from send to done: only the
   m.wrong.clear();
   m.threads_after = m.threads_before + 1;
   CHECK(judge_call(m, ContestOptions{}).find("starts threads") != std::string::npos);
+}
+
+// The tail of a call run in the runner: from the harness seeing `done` on the call's stream to the
+// runner's reply, sent once its device is idle (workbook::escaped_work, timer.hpp).
+TEST_CASE("work left running on another stream after a runner's call is refused; one late reply is not",
+          "[contest]") {
+  using workbook::escaped_work;
+  // An honest 1.9 ms matmul: the reply comes 20-40 microseconds after `done`.
+  const std::vector<double> calls(10, 1.9);
+  std::vector<double> tails = {0.03, 0.02, 0.04, 0.03, 0.02, 0.03, 0.03, 0.02, 0.04, 0.03};
+  CHECK(escaped_work(tails, calls).empty());
+  // The runner descheduled for 3 ms once (other submissions building): the median is unmoved.
+  tails[4] = 3.0;
+  CHECK(escaped_work(tails, calls).empty());
+  // A tiny call (an 0.08 ms transpose) has the same 0.1 ms floor for the reply's own cost.
+  CHECK(escaped_work(std::vector<double>(10, 0.06), std::vector<double>(10, 0.08)).empty());
+  // The product launched on a stream of the submission's own: `done` comes at once, the GPU works
+  // for the whole product after it.
+  const std::vector<double> escaped_calls(10, 0.01), escaped_tails(10, 1.9);
+  const std::string why = escaped_work(escaped_tails, escaped_calls);
+  CHECK(why.find("another stream") != std::string::npos);
+  CHECK(why.find("1.900 ms") != std::string::npos);
+  // Half the work escaped is still caught (the tail is above a quarter of the call).
+  CHECK_FALSE(escaped_work(std::vector<double>(10, 0.9), std::vector<double>(10, 1.0)).empty());
+  // Nothing measured, nothing judged.
+  CHECK(escaped_work({}, {}).empty());
+}
+
+TEST_CASE("the leaderboard judges a runner's calls by their tails, together", "[contest]") {
+  // time_contest's rule over its calls, as it applies it (the calls themselves need a GPU).
+  std::vector<double> tails, times;
+  for (int i = 0; i < 5; ++i) {
+    auto m = honest();
+    m.foreign = true;
+    m.event_ms = 0.02;  // `done` written at once
+    m.tail_ms = 1.8;    // the product still running on a stream of its own
+    CHECK(judge_call(m, ContestOptions{}).empty());  // each call alone looks fine ...
+    tails.push_back(m.tail_ms);
+    times.push_back(m.event_ms);
+  }
+  CHECK_FALSE(workbook::escaped_work(tails, times).empty());  // ... the calls together do not
 }

@@ -46,9 +46,11 @@ struct CallMeasure {
   // are that process's, measured by the harness from sending the call to seeing its work done
   // (host work included); only the output and thread rules apply (judge_call says why).
   bool foreign = false;
+  double tail_ms = 0;   // foreign: that process's GPU still busy after the call's stream was done
 };
 
-// Why a call does not count, or "" when it does: the rules above, first broken first.
+// Why a call does not count, or "" when it does: the rules above, first broken first. Foreign
+// calls are also judged together, after the last one: escaped_work (timer.hpp) over their tails.
 std::string judge_call(const CallMeasure& m, const ContestOptions& options);
 
 struct ContestResult {

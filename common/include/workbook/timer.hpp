@@ -20,6 +20,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace workbook {
@@ -71,10 +72,21 @@ struct ForeignCall {
   double device_ms = 0;  // between the stream's start and stop events around the work
   double cpu_ms = 0;     // CPU time of the other process over the call
   int threads = 0;       // its threads after the call
+  // From seeing the call's work done on its stream to the other process's reply, which it sends
+  // once its whole device is idle: work on another stream of that process shows here.
+  double tail_ms = 0;
 };
 void report_foreign_call(const ForeignCall& call);
 // What was reported since the last take (and clears it); nullopt when nothing was.
 std::optional<ForeignCall> take_foreign_call();
+
+// Work of a foreign call that escaped its stream (the call says it is done, the other process's
+// GPU is still busy): "" when the median tail of the calls is at most max(0.1 ms, a quarter of the
+// median call), else why not. Medians, so that one late reply (the other process descheduled for
+// a moment while other submissions build) cannot accuse correct code; work put on a stream of
+// its own in every call moves the median. The 0.1 ms covers the reply's own cost (a device
+// synchronize that spins, a message on a socket).
+std::string escaped_work(const std::vector<double>& tails_ms, const std::vector<double>& calls_ms);
 
 // The same method for plain host code (the sequential baselines): steady_clock around each call.
 Timing time_host(const std::function<void()>& run, int min_runs, double budget_s, int warmup = 0);

@@ -5,7 +5,8 @@
 //   1. call the student's function, which launches on this runner's stream (the harness's own
 //      work on the buffers, poisoning and flushing, finished before it sent the call);
 //   2. write done = seq on this stream: the harness sees it from the CPU and stops its clock;
-//   3. synchronize the device and reply: ok, the error the call threw, or a crash.
+//   3. synchronize the device (spinning) and reply: ok, the error the call threw, or a crash; the
+//      harness takes the time from `done` to the reply as the call's tail (escaped work).
 //
 // Nothing here decides a verdict: the harness times the call on its own stream and checks the
 // outputs itself. The runner's stream is a *blocking* stream, so work a submission puts on the
@@ -113,9 +114,11 @@ int serve(int fd) {
   }
   if (!receive_message(fd, type, payload, -1) || type == Type::Bye) return 0;
   if (type != Type::Hello) return 2;
-  // The runner waits by sleeping, not spinning, so its CPU time during a call is its own work
-  // (its waits come after `done`, outside the harness's clock).
-  cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+  // The device synchronize after `done` spins: the harness times from `done` to the reply, and
+  // a tail longer than a spin and a message means work on another stream (escaped_work in
+  // workbook/timer.hpp). A blocking wait wakes up to milliseconds late on some hosts, which would
+  // look like escaped work. (The CPU time this costs is not judged for calls run here.)
+  cudaSetDeviceFlags(cudaDeviceScheduleSpin);
   const char* control_fd = std::getenv("WORKBOOK_RUNNER_CONTROL_FD");
   void* page = control_fd ? ::mmap(nullptr, sizeof(Control), PROT_READ | PROT_WRITE, MAP_SHARED, std::atoi(control_fd), 0)
                           : MAP_FAILED;
@@ -209,7 +212,6 @@ int serve(int fd) {
       status = Status::Crashed;
       message = std::string("the runner could not signal the harness (") + driver::error_name(written) + ")";
     }
-    close_stale();
     Writer reply;
     reply.put<std::uint32_t>(seq);
     reply.put<std::uint32_t>(static_cast<std::uint32_t>(status));
@@ -217,6 +219,7 @@ int serve(int fd) {
     reply.put_bytes(value.bytes());
     if (!send_message(fd, Type::Reply, reply)) return 2;
     if (status == Status::Crashed) return 3;  // the CUDA context is lost: the harness starts a fresh runner
+    close_stale();  // after the reply, outside the tail the harness measures
   }
 }
 
