@@ -55,4 +55,18 @@ Summary summarize(const std::vector<double>& samples) {
   return s;
 }
 
+double robust_cv(std::vector<double> samples) {
+  if (samples.size() < 4) return 0;
+  std::sort(samples.begin(), samples.end());
+  // Quartiles by linear interpolation between the order statistics.
+  const auto quantile = [&](double q) {
+    const double at = q * static_cast<double>(samples.size() - 1);
+    const auto i = static_cast<std::size_t>(at);
+    const double frac = at - static_cast<double>(i);
+    return i + 1 < samples.size() ? samples[i] + frac * (samples[i + 1] - samples[i]) : samples[i];
+  };
+  const double mid = quantile(0.5);
+  return mid > 0 ? (quantile(0.75) - quantile(0.25)) / (1.349 * mid) : 0;
+}
+
 }  // namespace workbook

@@ -42,6 +42,14 @@ std::string gpu_label(const BoardRow& r) {
   return r.gpu_clock_mhz > 0 ? fmt::format("{}, {} MHz", r.gpu, r.gpu_clock_mhz) : r.gpu;
 }
 
+// Two entries whose medians are less than 1% apart are not ordered: one GPU's clocks and
+// temperature move a timing that much between runs (identical copies of the reference, timed on
+// an H100 in one run: 1.867 and 1.871 ms; across three runs the reference: 1.871 to 1.881 ms). For
+// ranking, every interval reaches at least half of that on each side of its median.
+constexpr double kSameSpeed = 0.01;
+double tie_low(const BoardRow& r) { return std::min(lower(r), r.timing.median_ms * (1 - kSameSpeed / 2)); }
+double tie_high(const BoardRow& r) { return std::max(upper(r), r.timing.median_ms * (1 + kSameSpeed / 2)); }
+
 }  // namespace
 
 void rank_rows(std::vector<BoardRow>& rows) {
@@ -54,8 +62,8 @@ void rank_rows(std::vector<BoardRow>& rows) {
   while (begin < rows.size()) {
     // The group: every following row whose interval starts before the group's reach ends.
     std::size_t end = begin + 1;
-    double reach = upper(rows[begin]);
-    while (end < rows.size() && lower(rows[end]) <= reach) reach = std::max(reach, upper(rows[end++]));
+    double reach = tie_high(rows[begin]);
+    while (end < rows.size() && tie_low(rows[end]) <= reach) reach = std::max(reach, tie_high(rows[end++]));
     const bool tied = end - begin > 1;
     int students = 0;
     for (std::size_t i = begin; i < end; ++i) {
@@ -93,7 +101,9 @@ std::string to_markdown(const Board& b) {
   std::string md = fmt::format("# Leaderboard: {} / {}\n\n", md_cell(b.lab), md_cell(b.exercise));
   if (!b.generated_at.empty()) md += fmt::format("Generated {}. ", md_cell(b.generated_at));
   md += "Times are medians per call in ms, with an interval of about 95%. Rows whose intervals "
-        "overlap are tied (`=`): that run cannot order them. Reference tiers are in bold.\n\n";
+        "overlap are tied (`=`), and so are rows whose medians are less than 1% apart: that run cannot order "
+        "them. CV is robust (the interquartile range over 1.349 medians): one stray call does not move it. "
+        "Reference tiers are in bold.\n\n";
   if (b.rows.empty()) {
     md += "No valid entries yet.\n";
   } else {
@@ -366,11 +376,12 @@ std::string to_html(const Board& b) {
   h += "<title>" + esc(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<main>\n";
   h += "<h1>" + esc(title) + "</h1>\n<p class=\"meta\">";
   if (!b.generated_at.empty()) h += "Generated " + esc(b.generated_at) + ". ";
-  h += "Times are medians per call, with an interval of about 95%. Rows whose intervals overlap are tied: "
-       "that run cannot order them.</p>\n";
+  h += "Times are medians per call, with an interval of about 95%. Rows whose intervals overlap, or whose "
+       "medians are less than 1% apart, are tied: that run cannot order them. CV is robust (the interquartile "
+       "range over 1.349 medians): one stray call does not move it.</p>\n";
   h += "<figure>\n" + svg_plot(b) + "</figure>\n";
   h += "<div class=\"legend\"><span><span class=\"key tier\"></span>reference tier (solutions/)</span>"
-       "<span><span class=\"key tied\">=</span>tied: the intervals overlap</span>"
+       "<span><span class=\"key tied\">=</span>tied: the intervals overlap, or the medians are within 1%</span>"
        "<span><span class=\"key flagged\"></span>flagged: timing still noisy after a re-run</span></div>\n";
   h += board_table(b);
   h += "<h2>Invalid entries</h2>\n" + invalid_table(b);

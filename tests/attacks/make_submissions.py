@@ -27,6 +27,8 @@ subs = {
     'exec-reference': starter + fx('exec-reference'),
     'read-reference': starter + fx('read-reference'),
     'interpose': ref.replace(launch, 'for (int rep = 0; rep < 20; ++rep) ' + launch) + fx('interpose'),
+    'forge-done': fx('forge-done') + ref.replace(launch, 'if (auto* done = forged_done()) *done = 0xFFFFFFFFu;\n  '
+                                                  'for (int rep = 0; rep < 20; ++rep) ' + launch),
     'crash-naive': ref.replace(head, '  if (M == 1 && N == 1) C[1ll << 34] = 1.0f;\n' + head),
     'exit-naive': '#include <cstdlib>\n' + ref.replace(launch, 'if (M == 1 && N == 1) std::exit(1);\n  ' + launch),
     'hang-naive': ref.replace(head, '  if (M == 1 && N == 1) while (clock64() >= 0) {}\n' + head),

@@ -247,3 +247,18 @@ TEST_CASE("to_html: times over more than a decade get a log axis", "[leaderboard
   rank_rows(b.rows);
   CHECK(contains(to_html(b), "linear scale"));
 }
+
+TEST_CASE("rank_rows: medians less than 1% apart tie even with tight intervals", "[leaderboard]") {
+  // Two copies of the reference on an H100: 1.867 [1.864, 1.868] and 1.871 [1.868, 1.877] ms
+  // (0.2% apart); a copy 3% slower is ordered after them.
+  std::vector<BoardRow> rows = {row("copy-b", 1.867, 1.864, 1.8679), row("copy-a", 1.871, 1.8681, 1.877),
+                                row("slower", 1.93, 1.928, 1.932)};
+  rank_rows(rows);
+  CHECK(rows[0].tied);
+  CHECK(rows[1].tied);
+  CHECK(rows[0].rank == 1);
+  CHECK(rows[1].rank == 1);
+  CHECK(rows[2].timing.entry == "slower");
+  CHECK(rows[2].rank == 3);
+  CHECK_FALSE(rows[2].tied);
+}

@@ -59,3 +59,17 @@ TEST_CASE("median interval: the order statistics of the binomial tables", "[stat
   CHECK_THROWS(workbook::median_interval({}));
   CHECK_THROWS(workbook::median_interval(ten, 1.5));
 }
+
+TEST_CASE("robust_cv: one stray call does not move it, a spread of calls does", "[stats]") {
+  // 50 calls of 1.87 ms within 0.2%, and one delayed by the host to 3.2 ms.
+  std::vector<double> calls;
+  for (int i = 0; i < 50; ++i) calls.push_back(1.868 + 0.0001 * (i % 7));
+  calls[17] = 3.2;
+  CHECK(workbook::summarize(calls).cv > 0.08);   // the plain CV: flagged as noisy
+  CHECK(workbook::robust_cv(calls) < 0.001);     // the robust one: as steady as it is
+  // Really noisy calls, spread evenly from 1.5 to 2.5 ms: both see it.
+  std::vector<double> noisy;
+  for (int i = 0; i <= 50; ++i) noisy.push_back(1.5 + i / 50.0);
+  CHECK(workbook::robust_cv(noisy) == Approx(0.5 / (1.349 * 2.0)).epsilon(1e-9));
+  CHECK(workbook::robust_cv({1.0, 2.0, 3.0}) == 0);  // too few to say
+}

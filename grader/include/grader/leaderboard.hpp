@@ -53,7 +53,9 @@ struct Board {
 };
 
 // Sorts by median (then entry name) and ranks. A row whose interval [low, high] overlaps that of
-// the group before it (the union of its rows' intervals) joins the group: chains of overlaps form
+// the group before it (the union of its rows' intervals) joins the group, every interval reaching
+// at least 0.5% on each side of its median (medians less than 1% apart are one GPU's run-to-run
+// variation, not an order): chains of overlaps form
 // one group, and every row of a group of two or more is marked tied and shares the group's rank.
 // Tier rows are placed and grouped like the others (a student tied with Ref1 is worth seeing)
 // but take no rank (0) and do not count in the students' ranks: rank 3 is the third student.
