@@ -5,7 +5,8 @@
 # incorrect); beyond 24, the kinds other than endless-kernel (a class has few of those, and each
 # holds a GPU slot until its timeout). Every third correct one is sent as a .zip. Runs `grader batch`, checks each submission's status,
 # prints the gradebook and the time it took.
-#   [TIMEOUT=s] tests/batch/gpu-batch.sh [N] [work-dir] [extra grader batch options...]
+#   [TIMEOUT=s] [RESUME=1] tests/batch/gpu-batch.sh [N] [work-dir] [extra grader batch options...]
+# RESUME=1 keeps the submissions and results of an interrupted run and grades only what is left.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 n=${1:-24}; work=${2:-build/gpu-batch}; shift 2 2>/dev/null || shift $#
@@ -15,6 +16,9 @@ kinds=(correct wrong slow illegal-address endless-kernel racy)
 # its own exercise's calls, the other exercise is graded, so both end `incomplete`.
 declare -A expect=([correct]=passed [wrong]=incomplete [slow]=incomplete [illegal-address]=incomplete
                    [endless-kernel]=incomplete [racy]=incomplete)
+if [ -n "${RESUME:-}" ] && [ -d "$work/submissions" ]; then
+  work=$(cd "$work" && pwd)
+else
 rm -rf "$work"; mkdir -p "$work/submissions"
 work=$(cd "$work" && pwd)
 # "correct" is the reference solution itself; the others are the reference with one bug each,
@@ -31,6 +35,7 @@ for i in $(seq 1 "$n"); do
     mkdir -p "$work/submissions/$id" && cp "$(fixture "$kind")" "$work/submissions/$id/"
   fi
 done
+fi
 start=$(date +%s)
 "$grader" batch matmul-tiled "$work/submissions" -o "$work/results" --timeout "${TIMEOUT:-120}" "$@" 2>&1 | tee "$work/batch.log"
 batch_status=${PIPESTATUS[0]}
