@@ -52,6 +52,7 @@ Summary summarize(const std::vector<double>& samples) {
     for (double x : samples) sq += (x - s.mean) * (x - s.mean);
     s.cv = std::sqrt(sq / (s.count - 1)) / s.mean;
   }
+  s.robust_cv = robust_cv(samples);
   return s;
 }
 

@@ -101,7 +101,10 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
 
     if (run + 1 >= options.min_runs) {
       const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
-      if (summarize(timing.samples).cv < options.target_cv || elapsed > options.budget_s) break;
+      // The robust CV: in a class batch, builds keep every core busy and now and then a call's
+      // reply is late by a millisecond; the plain CV then never reaches the target and every
+      // timed case ran to its budget (200 calls where 10 agree to a fraction of a percent).
+      if (summarize(timing.samples).robust_cv < options.target_cv || elapsed > options.budget_s) break;
     }
   }
   timing.ms = summarize(timing.samples);

@@ -14,6 +14,7 @@ struct Summary {
   double max = 0;
   double mean = 0;
   double cv = 0;  // sample standard deviation over the mean; 0 for fewer than two samples
+  double robust_cv = 0;  // robust_cv() below: what says whether the median can be trusted
 };
 
 double median(std::vector<double> samples);  // by value: sorts its own copy

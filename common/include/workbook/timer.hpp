@@ -4,7 +4,8 @@
 //   - the L2 cache flushed before each timed call by writing a buffer twice its size, so every
 //     call starts cold, as it would inside a real program;
 //   - at least `min_runs` timed calls, more until the coefficient of variation drops under
-//     `target_cv` or the time budget is spent; the median is the result.
+//     `target_cv` (robust: the interquartile range, stats.hpp) or the time budget is spent; the
+//     median is the result.
 //
 // `before` runs ahead of each call outside the timed window (poison the output, fresh inputs);
 // `after` runs after each call outside the window (check the output). Both may be no-ops.

@@ -734,7 +734,7 @@ void time_programs(std::vector<Timed>& programs) {
     if (timed >= options.min_runs) {
       const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
       const bool steady = std::all_of(programs.begin(), programs.end(), [&](const Timed& p) {
-        return !p.active || p.summary().cv < options.target_cv;
+        return !p.active || p.summary().robust_cv < options.target_cv;  // one late call moves no median
       });
       if (steady || elapsed > options.budget_s) break;
     }
