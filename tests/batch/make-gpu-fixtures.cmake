@@ -28,7 +28,7 @@ fixture(illegal-address "tiled writes far outside C (an illegal address)."
   "  if (Row < M && Col < N) C[Row * N + Col + (1 << 28)] = Pvalue;  // BUG: a gigabyte past the end\n}")
 fixture(endless-kernel "naive's first thread never finishes (a kernel that never ends)."
   "  if (Row < M && Col < N) {  // the grid is rounded up: threads past the edge do nothing\n"
-  "  if (Row < M && Col < N) {  // the grid is rounded up: threads past the edge do nothing\n    if (Row == 0 && Col == 0) {\n      // BUG: never ends. The flag is volatile, so the compiler reads it on every turn, and\n      // nothing ever clears it. (Not a clock64() test: a block preempted and resumed on another\n      // SM reads another SM's counter, which can be behind, and the loop would end.)\n      volatile int keep_going = 1;\n      while (keep_going) {\n      }\n    }\n")
+  "  if (Row < M && Col < N) {  // the grid is rounded up: threads past the edge do nothing\n    if (Row == 0 && Col == 0) {\n      // BUG: never ends: clock64() reads a hardware counter (a side effect the compiler keeps)\n      // that is never negative. (Not \"until the counter passes its start\": a block preempted\n      // and resumed on another SM reads that SM's counter, which can be behind, and such a loop\n      // ends. Nor a volatile local flag: that version finished on an H100.)\n      while (clock64() >= 0) {\n      }\n    }\n")
 fixture(racy "tiled reads the tiles without waiting for them to be loaded (a race)."
   "    __syncthreads();  // the whole tile is loaded before anyone reads it\n"
   "    // BUG (race): no __syncthreads() here, threads read tiles that others have not written yet\n")
