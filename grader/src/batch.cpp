@@ -337,7 +337,7 @@ void Batch::record(const StudentResult& r) {
   // The student's own files first, each atomic; the gradebook after, from everything so far.
   write_atomically(students_dir_ / (r.student + ".json"), to_json(r).dump(2) + "\n");
   write_atomically(o_.out / "feedback" / (r.student + ".md"), feedback_markdown(r));
-  write_atomically(o_.out / "gradescope" / r.student / "results.json", gradescope_json(r).dump(2) + "\n");
+  write_atomically(o_.out / "gradescope" / r.student / "results.json", gradescope_json(r, gradescope_visibility(config_)).dump(2) + "\n");
   std::lock_guard<std::mutex> lock(results_mutex_);
   results_[r.student] = r;
   write_gradebook();

@@ -147,20 +147,46 @@ std::string feedback_markdown(const StudentResult& r) {
   return md;
 }
 
-nlohmann::json gradescope_json(const StudentResult& r) {
+GradescopeVisibility gradescope_visibility(const LabConfig& config) {
+  return {config.gradescope_visibility(), config.hidden().visibility};
+}
+
+nlohmann::json gradescope_json(const StudentResult& r, const GradescopeVisibility& visibility) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& e : r.report.exercises) {
     for (const auto& k : e.kinds) {
+      // Each case's share of the kind's points, scaled as the kind was (a kind whose points are
+      // withheld, performance not graded, gives its hidden cases nothing either).
+      const double share = k.cases.empty() ? 0 : k.points_possible / static_cast<double>(k.cases.size());
+      const double scale = k.passed > 0 && share > 0 ? k.points_earned / (share * k.passed) : 0;
+      double hidden_possible = 0, hidden_earned = 0;
       std::string output;
-      for (const auto& c : k.cases)
-        if (!c.passed()) output += c.name + ": " + to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail) + "\n";
-      if (output.empty()) output = fmt::format("all {} cases passed", k.cases.size());
-      const bool all = k.passed == static_cast<int>(k.cases.size());
+      int shown = 0, shown_passed = 0;
+      for (const auto& c : k.cases) {
+        if (c.hidden) {
+          const double earned = c.passed() ? share * scale : 0;
+          hidden_possible += share;
+          hidden_earned += earned;
+          tests.push_back({{"name", e.name + ": " + k.kind + ", " + c.name},
+                           {"score", earned},
+                           {"max_score", share},
+                           {"status", c.passed() ? "passed" : "failed"},
+                           {"output", c.passed() ? "passed" : to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail)},
+                           {"visibility", visibility.hidden}});
+          continue;
+        }
+        ++shown;
+        if (c.passed()) ++shown_passed;
+        else output += c.name + ": " + to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail) + "\n";
+      }
+      if (shown == 0) continue;
+      if (output.empty()) output = fmt::format("all {} cases passed", shown);
       tests.push_back({{"name", e.name + ": " + k.kind},
-                       {"score", k.points_earned},
-                       {"max_score", k.points_possible},
-                       {"status", all ? "passed" : "failed"},
-                       {"output", output}});
+                       {"score", std::max(0.0, k.points_earned - hidden_earned)},
+                       {"max_score", k.points_possible - hidden_possible},
+                       {"status", shown_passed == shown ? "passed" : "failed"},
+                       {"output", output},
+                       {"visibility", visibility.cases}});
     }
   }
   std::string output = "Status: " + r.status;
@@ -168,7 +194,7 @@ nlohmann::json gradescope_json(const StudentResult& r) {
   return {{"score", r.report.points_earned},
           {"execution_time", static_cast<int>(r.seconds + 0.5)},
           {"output", output},
-          {"visibility", "visible"},
+          {"visibility", visibility.cases},
           {"tests", tests}};
 }
 

@@ -138,12 +138,56 @@ std::map<std::string, Trouble>& trouble() {
 }
 }  // namespace
 
+namespace {
+
+// What a hidden case may say: its outcome in words. Never its inputs, its output, or a message of
+// the student's code (which could carry the inputs it was given).
+std::string hidden_detail(const grader::CaseResult& r) {
+  const auto has = [&](const char* what) { return r.detail.find(what) != std::string::npos; };
+  std::string what;
+  switch (r.outcome) {
+    case grader::Outcome::Passed: return "";
+    case grader::Outcome::Incorrect:
+      what = has("wrote outside") ? "wrote outside its output"
+             : has("nothing was written") ? "nothing was written to the output"
+                                          : "wrong result";
+      break;
+    case grader::Outcome::TooSlow: what = "too slow"; break;
+    case grader::Outcome::Crashed: what = has("did not finish") ? "did not finish" : "crashed"; break;
+    case grader::Outcome::Error: what = "the call failed with an error"; break;
+    case grader::Outcome::NotRun: what = has("skipped") ? "skipped after an earlier failure" : "not run"; break;
+  }
+  return what + " (an instructor's hidden case: its inputs and messages are not shown)";
+}
+
+grader::CaseResult run_case_impl(const std::string& exercise, const std::string& kind, const std::string& name,
+                                 const std::function<void(grader::CaseResult&)>& body, bool hidden);
+
+}  // namespace
+
 grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
                             const std::function<void(grader::CaseResult&)>& body) {
+  return run_case_impl(exercise, kind, name, body, false);
+}
+
+grader::CaseResult run_hidden_case(const std::string& exercise, const std::string& kind, const std::string& prefix,
+                                   const std::function<void(grader::CaseResult&)>& body) {
+  static std::map<std::string, int> numbers;  // per exercise, kind and prefix: hidden case 1, 2, ...
+  const int n = ++numbers[exercise + "/" + kind + "/" + prefix];
+  return run_case_impl(exercise, kind, prefix + "hidden case " + std::to_string(n), body, true);
+}
+
+const std::vector<std::vector<int>>& hidden_shapes() { return config().hidden().shapes; }
+
+namespace {
+
+grader::CaseResult run_case_impl(const std::string& exercise, const std::string& kind, const std::string& name,
+                                 const std::function<void(grader::CaseResult&)>& body, bool hidden) {
   grader::CaseResult r;
   r.exercise = exercise;
   r.kind = kind;
   r.name = name;
+  r.hidden = hidden;
   r.seed = seed();
   bool fatal = false;
   Trouble& t = trouble()[exercise];
@@ -180,6 +224,12 @@ grader::CaseResult run_case(const std::string& exercise, const std::string& kind
     r.outcome = grader::Outcome::Error;
     r.detail = "internal: the test set no outcome";
   }
+  if (hidden) {
+    const bool charged = !t.last.empty() && t.last == r.detail;  // this case's failure, remembered
+    r.detail = hidden_detail(r);
+    r.metrics = nlohmann::json::object();
+    if (charged) t.last = r.detail;  // a later case's "skipped" line must not quote it either
+  }
   const auto& ctx = context();
   if (ctx.results) ctx.results->write(r);
   std::cout << "  [" << exercise << "/" << kind << "] " << name << ": " << grader::to_string(r.outcome)
@@ -190,5 +240,7 @@ grader::CaseResult run_case(const std::string& exercise, const std::string& kind
   }
   return r;
 }
+
+}  // namespace
 
 }  // namespace grading

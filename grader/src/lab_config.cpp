@@ -99,6 +99,41 @@ void LabConfig::validate(const std::string& source_name) {
     }
     exercises_.push_back(std::move(ex));
   }
+
+  const auto visibility = [&](const toml::node_view<toml::node>& node, const std::string& key,
+                              const std::string& fallback) {
+    if (!node) return fallback;
+    const auto v = node.value<std::string>();
+    if (!v || (*v != "hidden" && *v != "after_published" && *v != "visible"))
+      fail(key + " must be \"hidden\", \"after_published\" or \"visible\"");
+    return *v;
+  };
+  gradescope_visibility_ = visibility(table_["gradescope"]["visibility"], "[gradescope] visibility", "visible");
+  hidden_ = {};
+  if (const auto* hidden = table_["hidden"].as_table()) {
+    hidden_.visibility = visibility(table_["hidden"]["visibility"], "[hidden] visibility", "after_published");
+    std::vector<std::string> form;
+    if (const auto* dims = table_["lab"]["hidden_shape"].as_array())
+      for (const auto& d : *dims) form.push_back(d.value_or(std::string{}));
+    const std::string form_text = [&] {
+      std::string t;
+      for (const auto& d : form) t += (t.empty() ? "" : ", ") + d;
+      return "[" + t + "]";
+    }();
+    if (const auto* shapes = (*hidden)["shapes"].as_array()) {
+      if (form.empty()) fail("[hidden] shapes: " + name_ + " takes no hidden cases (its lab.toml has no [lab] hidden_shape)");
+      for (const auto& shape : *shapes) {
+        const auto* dims = shape.as_array();
+        std::vector<int> values;
+        if (dims)
+          for (const auto& d : *dims)
+            if (const auto i = d.value<int64_t>(); i && *i >= 1 && *i <= (1 << 20)) values.push_back(static_cast<int>(*i));
+        if (!dims || values.size() != form.size() || values.size() != dims->size())
+          fail("[hidden] shapes: each shape is " + form_text + ", whole numbers from 1 to 1048576");
+        hidden_.shapes.push_back(std::move(values));
+      }
+    }
+  }
 }
 
 const ExerciseConfig* LabConfig::exercise(const std::string& name) const {

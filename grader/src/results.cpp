@@ -28,9 +28,11 @@ Outcome outcome_from_string(const std::string& name) {
 }
 
 nlohmann::json to_json(const CaseResult& r) {
-  return {{"exercise", r.exercise}, {"kind", r.kind},     {"case", r.name},
-          {"outcome", to_string(r.outcome)}, {"detail", r.detail}, {"seed", r.seed},
-          {"metrics", r.metrics}};
+  nlohmann::json j = {{"exercise", r.exercise}, {"kind", r.kind},     {"case", r.name},
+                      {"outcome", to_string(r.outcome)}, {"detail", r.detail}, {"seed", r.seed},
+                      {"metrics", r.metrics}};
+  if (r.hidden) j["hidden"] = true;
+  return j;
 }
 
 CaseResult case_from_json(const nlohmann::json& j) {
@@ -42,6 +44,7 @@ CaseResult case_from_json(const nlohmann::json& j) {
   r.detail = j.value("detail", "");
   r.seed = j.value("seed", std::uint64_t{0});
   r.metrics = j.value("metrics", nlohmann::json::object());
+  r.hidden = j.value("hidden", false);
   return r;
 }
 

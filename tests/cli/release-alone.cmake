@@ -9,6 +9,13 @@ if(NOT DEFINED LABS)
 endif()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
+# Hidden cases in the course file, which goes to the students: refused, with what to do instead.
+file(WRITE ${WORK}/leaky.toml "[labs.matmul-tiled.hidden]\nshapes = [[999, 333, 77]]\n")
+execute_process(COMMAND ${GRADER} release ${WORK}/leaky --config ${WORK}/leaky.toml
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(status EQUAL 0 OR NOT err MATCHES "hidden cases would be handed to the students" OR EXISTS ${WORK}/leaky/labs)
+  message(FATAL_ERROR "a course file with [labs.matmul-tiled.hidden] was not refused (exit ${status}):\n${out}${err}")
+endif()
 file(WRITE ${WORK}/course.toml "[hints]\ndefault = \"full\"\n\n[labs.matmul-tiled.exercises.naive]\nmin_speedup = 1.0\n")
 execute_process(COMMAND ${GRADER} release ${WORK}/release --config ${WORK}/course.toml RESULT_VARIABLE status)
 if(NOT status EQUAL 0)

@@ -58,3 +58,36 @@ TEST_CASE("five crashes in a row skip the rest of an exercise; a crash now and t
   CHECK(skipped.outcome == Outcome::NotRun);
   CHECK(skipped.detail.find("5 calls of always in a row crashed") != std::string::npos);
 }
+
+TEST_CASE("a hidden case is named by its number and says nothing of its inputs", "[grading][hidden]") {
+  init_once();
+  const auto wrong = [](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "C[998][332]: expected 3.5, got 4; 12 of 332667 elements wrong";
+    r.metrics = {{"M", 999}, {"N", 333}, {"K", 77}};
+  };
+  const auto first = grading::run_hidden_case("hidden-demo", "correctness", "tile 16: ", wrong);
+  CHECK(first.name == "tile 16: hidden case 1");
+  CHECK(first.hidden);
+  CHECK(first.outcome == Outcome::Incorrect);
+  CHECK(first.detail.find("wrong result") == 0);
+  CHECK(first.detail.find("998") == std::string::npos);
+  CHECK(first.detail.find("332") == std::string::npos);
+  CHECK(first.metrics.empty());
+  CHECK(grading::run_hidden_case("hidden-demo", "correctness", "tile 16: ", wrong).name == "tile 16: hidden case 2");
+  CHECK(grading::run_hidden_case("hidden-demo", "correctness", "tile 32: ", wrong).name == "tile 32: hidden case 1");
+  // A message of the student's code (which could print the inputs it was given) is not shown,
+  // and the exercise's later "skipped" lines do not quote it either.
+  const auto hang = [](grader::CaseResult&) {
+    throw remote::CallFailed("naive did not finish within 20 s; my M was 999", true, true);
+  };
+  const auto hung = grading::run_hidden_case("hidden-hang", "correctness", "", hang);
+  CHECK(hung.outcome == Outcome::Crashed);
+  CHECK(hung.detail.find("did not finish") == 0);
+  CHECK(hung.detail.find("999") == std::string::npos);
+  const auto later = grading::run_case("hidden-hang", "correctness", "1x1x1 ints", [](grader::CaseResult& r) {
+    r.outcome = Outcome::Passed;
+  });
+  CHECK(later.outcome == Outcome::NotRun);
+  CHECK(later.detail.find("999") == std::string::npos);
+}

@@ -115,6 +115,48 @@ TEST_CASE("Gradescope results: score, one test per exercise and kind, failures i
   CHECK(g["tests"][1]["output"].get<std::string>().find("needs 1 ms") != std::string::npos);
 }
 
+TEST_CASE("Gradescope results: each hidden case a test of its own, with the hidden visibility", "[gradebook][hidden]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  auto hidden = [](Outcome o) {
+    auto c = make("tiled", "correctness", o, o == Outcome::Passed ? "" : "wrong result (an instructor's hidden case)");
+    c.hidden = true;
+    return c;
+  };
+  // tiled: 4 cases for 60 points, 15 each; 2 shown (both pass), 2 hidden (one passes).
+  auto c1 = hidden(Outcome::Passed), c2 = hidden(Outcome::Incorrect);
+  c1.name = "hidden case 1";
+  c2.name = "hidden case 2";
+  const auto r = graded(config, "amy", {make("naive", "correctness", Outcome::Passed),
+                                        make("naive", "performance", Outcome::Passed),
+                                        make("tiled", "correctness", Outcome::Passed),
+                                        make("tiled", "correctness", Outcome::Passed), c1, c2});
+  const auto g = gradescope_json(r, {"visible", "after_published"});
+  CHECK(g["score"] == 85.0);
+  CHECK(g["visibility"] == "visible");
+  double total = 0;
+  nlohmann::json shown, first, second;
+  for (const auto& t : g["tests"]) {
+    total += t["score"].get<double>();
+    if (t["name"] == "tiled: correctness") shown = t;
+    if (t["name"] == "tiled: correctness, hidden case 1") first = t;
+    if (t["name"] == "tiled: correctness, hidden case 2") second = t;
+  }
+  CHECK(total == Approx(85.0));  // the tests add up to the score
+  CHECK(shown["score"] == 30.0);
+  CHECK(shown["max_score"] == 30.0);
+  CHECK(shown["status"] == "passed");
+  CHECK(shown["visibility"] == "visible");
+  CHECK(first["score"] == 15.0);
+  CHECK(first["visibility"] == "after_published");
+  CHECK(second["score"] == 0.0);
+  CHECK(second["max_score"] == 15.0);
+  CHECK(second["status"] == "failed");
+  CHECK(second["output"].get<std::string>().find("hidden case") != std::string::npos);
+  // Without hidden cases, every test has the cases' visibility.
+  const auto plain = gradescope_json(graded(config, "ben", {make("naive", "correctness", Outcome::Passed)}), {"hidden", "hidden"});
+  for (const auto& t : plain["tests"]) CHECK(t["visibility"] == "hidden");
+}
+
 TEST_CASE("feedback: what the student would see from grader check, with the status", "[gradebook]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
   StudentResult r;

@@ -136,3 +136,32 @@ TEST_CASE("a course.toml beside lab.toml is laid over it, before the overrides g
   CHECK(LabConfig::load(dir / "lab.toml", {dir / "h100.toml"}).number("exercises.first.min_speedup") == 4.0);
   fs::remove_all(dir);
 }
+
+TEST_CASE("[hidden] shapes take the lab's form; visibilities are Gradescope's three", "[config][hidden]") {
+  auto config = LabConfig::parse(std::string(kLab) + "\n", "lab.toml");
+  CHECK(config.hidden().shapes.empty());
+  CHECK(config.gradescope_visibility() == "visible");
+  // A lab without [lab] hidden_shape takes none.
+  const auto none = message_of([&] { config.apply_override("[hidden]\nshapes = [[3, 4, 5]]\n", "hidden.toml"); });
+  CHECK(none.find("hidden.toml") == 0);
+  CHECK(none.find("takes no hidden cases") != std::string::npos);
+
+  std::string lab = kLab;
+  lab.replace(lab.find("timeout_s = 100"), 15, "timeout_s = 100\nhidden_shape = [\"M\", \"N\", \"K\"]");
+  auto shaped = LabConfig::parse(lab, "lab.toml");
+  shaped.apply_override("[hidden]\nshapes = [[999, 333, 77], [1, 2048, 3]]\nvisibility = \"hidden\"\n"
+                        "[gradescope]\nvisibility = \"after_published\"\n",
+                        "hidden.toml");
+  REQUIRE(shaped.hidden().shapes.size() == 2);
+  CHECK(shaped.hidden().shapes[0] == std::vector<int>{999, 333, 77});
+  CHECK(shaped.hidden().visibility == "hidden");
+  CHECK(shaped.gradescope_visibility() == "after_published");
+
+  auto fresh = LabConfig::parse(lab, "lab.toml");
+  CHECK(message_of([&] { fresh.apply_override("[hidden]\nshapes = [[999, 333]]\n", "h.toml"); })
+            .find("each shape is [M, N, K]") != std::string::npos);
+  CHECK(message_of([&] { fresh.apply_override("[hidden]\nshapes = [[0, 3, 3]]\n", "h.toml"); })
+            .find("whole numbers from 1") != std::string::npos);
+  CHECK(message_of([&] { fresh.apply_override("[hidden]\nshapes = [[2, 3, 3]]\nvisibility = \"secret\"\n", "h.toml"); })
+            .find("[hidden] visibility must be") != std::string::npos);
+}

@@ -91,3 +91,17 @@ TEST_CASE("plans and cases share the file; each reader takes its own lines", "[r
   CHECK(read_results(path).size() == 1);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("a hidden case keeps its mark through the results file", "[results][hidden]") {
+  grader::CaseResult r;
+  r.exercise = "naive";
+  r.kind = "correctness";
+  r.name = "hidden case 1";
+  r.outcome = grader::Outcome::Passed;
+  r.hidden = true;
+  const auto back = grader::case_from_json(grader::to_json(r));
+  CHECK(back.hidden);
+  r.hidden = false;
+  CHECK_FALSE(grader::to_json(r).contains("hidden"));  // the usual line is unchanged
+  CHECK_FALSE(grader::case_from_json(grader::to_json(r)).hidden);
+}

@@ -49,8 +49,15 @@ nlohmann::json results_json(const LabConfig& config, const std::vector<StudentRe
 
 std::string feedback_markdown(const StudentResult& result);
 
-// Gradescope's autograder format: score, one test per exercise and kind, output.
-nlohmann::json gradescope_json(const StudentResult& result);
+// Gradescope's autograder format: score, one test per exercise and kind, output. An instructor's
+// hidden cases ([hidden], lab_config.hpp) are tests of their own, each with its share of its
+// kind's points and the hidden cases' visibility; every other test has `cases`' visibility.
+struct GradescopeVisibility {
+  std::string cases = "visible";
+  std::string hidden = "after_published";
+};
+GradescopeVisibility gradescope_visibility(const LabConfig& config);  // [gradescope], [hidden]
+nlohmann::json gradescope_json(const StudentResult& result, const GradescopeVisibility& visibility = {});
 
 // A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
 std::string csv_field(const std::string& value);

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace grading {
 
@@ -57,6 +58,14 @@ void plan(const std::string& exercise, const std::string& kind, int cases);
 grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
                             const std::function<void(grader::CaseResult&)>& body);
 
+// Instructor-only cases ([hidden] in an override file, lab_config.hpp): the shapes, in the lab's
+// form, and run_hidden_case(), which names the case "<prefix>hidden case N" (numbered per exercise
+// and kind), marks it hidden, and records only its outcome in words: no metrics, no detail that
+// could carry its inputs (a wrong element, a message of the student's code).
+const std::vector<std::vector<int>>& hidden_shapes();
+grader::CaseResult run_hidden_case(const std::string& exercise, const std::string& kind, const std::string& prefix,
+                                   const std::function<void(grader::CaseResult&)>& body);
+
 }  // namespace grading
 
 // Runs and records one case, and makes it a Catch2 check with the case's detail as context.
@@ -64,6 +73,16 @@ grader::CaseResult run_case(const std::string& exercise, const std::string& kind
 #define GRADE_CASE(EXERCISE_, KIND_, NAME_, ...)                                                    \
   do {                                                                                            \
     const ::grader::CaseResult grade_case_result_ = ::grading::run_case(EXERCISE_, KIND_, NAME_, __VA_ARGS__); \
+    INFO(grade_case_result_.exercise << " / " << grade_case_result_.kind << " / "                 \
+         << grade_case_result_.name << ": " << ::grader::to_string(grade_case_result_.outcome)   \
+         << (grade_case_result_.detail.empty() ? "" : " - ") << grade_case_result_.detail);        \
+    CHECK(grade_case_result_.passed());                                                           \
+  } while (0)
+
+// The same for a hidden case (run_hidden_case): the Catch2 context names it, nothing more.
+#define GRADE_HIDDEN_CASE(EXERCISE_, KIND_, PREFIX_, ...)                                           \
+  do {                                                                                            \
+    const ::grader::CaseResult grade_case_result_ = ::grading::run_hidden_case(EXERCISE_, KIND_, PREFIX_, __VA_ARGS__); \
     INFO(grade_case_result_.exercise << " / " << grade_case_result_.kind << " / "                 \
          << grade_case_result_.name << ": " << ::grader::to_string(grade_case_result_.outcome)   \
          << (grade_case_result_.detail.empty() ? "" : " - ") << grade_case_result_.detail);        \

@@ -25,6 +25,14 @@ struct ExerciseConfig {
   double total_points() const;
 };
 
+// Instructor-only cases (an override file's [hidden] table, kept out of the students' workbook):
+// extra shapes of the correctness cases, in the lab's form ([lab] hidden_shape, e.g. ["M", "N",
+// "K"]). Every report names each one "hidden case N", never its inputs.
+struct HiddenCases {
+  std::vector<std::vector<int>> shapes;
+  std::string visibility = "after_published";  // Gradescope: hidden, after_published, visible
+};
+
 class LabConfig {
 public:
   // Parses lab.toml, then the course's course.toml beside it if there is one (a student release
@@ -49,6 +57,10 @@ public:
   double require_number(const std::string& path) const;  // throws ConfigError when absent
   std::vector<int> int_list(const std::string& path) const;
   const toml::table& table() const { return table_; }
+  // [hidden] (validated on load: each shape has the lab's form, every value >= 1).
+  const HiddenCases& hidden() const { return hidden_; }
+  // The Gradescope visibility of every other case: [gradescope] visibility, default "visible".
+  const std::string& gradescope_visibility() const { return gradescope_visibility_; }
 
 private:
   void validate(const std::string& source_name);
@@ -56,6 +68,8 @@ private:
   std::string name_, title_;
   std::vector<std::string> files_;
   std::vector<ExerciseConfig> exercises_;
+  HiddenCases hidden_;
+  std::string gradescope_visibility_ = "visible";
 };
 
 // Lays `over` onto `base`: tables merge recursively, every other value replaces.

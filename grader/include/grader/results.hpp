@@ -27,6 +27,7 @@ struct CaseResult {
   std::string detail;    // first wrong element, time against threshold, the error's text
   std::uint64_t seed = 0;
   nlohmann::json metrics = nlohmann::json::object();  // median_ms, gflops, speedup, threshold ...
+  bool hidden = false;   // an instructor's hidden case ("hidden case N"): no inputs anywhere
   bool passed() const { return outcome == Outcome::Passed; }
 };
 

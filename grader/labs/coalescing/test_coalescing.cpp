@@ -172,7 +172,7 @@ void run_transpose_once(const TransposeProblem& p, const TransposeLauncher& laun
 // Every shape; all but the large one twice on fresh inputs, so that a race (a missing
 // __syncthreads() in a tiled transpose) that gets lucky once is caught the next time.
 int correctness_cases() {
-  int n = 0;
+  int n = static_cast<int>(grading::hidden_shapes().size());
   for (const Shape& s : kShapes) n += is_large(s) ? 1 : 2;
   return n;
 }
@@ -183,6 +183,11 @@ void check_correctness(const std::string& exercise, const Run& run) {
   for (const Shape& s : kShapes)
     for (int repeat = 0; repeat < (is_large(s) ? 1 : 2); ++repeat)
       GRADE_CASE(exercise, "correctness", s.str() + (repeat ? " #2" : ""), [&](CaseResult& r) { run(s, repeat, r); });
+  // The instructor's hidden shapes ([hidden] shapes, each [rows, columns]), once each.
+  for (const auto& h : grading::hidden_shapes()) {
+    const Shape s{h[0], h[1]};
+    GRADE_HIDDEN_CASE(exercise, "correctness", "", [&](CaseResult& r) { run(s, 0, r); });
+  }
 }
 
 void check_add(const std::string& exercise, const AddLauncher& launch) {

@@ -125,7 +125,7 @@ void run_once(const Problem& p, const Launcher& launch, CaseResult& r) {
 bool is_large(const Shape& s) { return double(s.M) * s.N * s.K > 64e6; }
 
 int correctness_cases() {
-  int n = 0;
+  int n = static_cast<int>(grading::hidden_shapes().size());
   for (const Shape& s : kShapes) n += 2 * (is_large(s) ? 1 : 2);
   return n;
 }
@@ -140,6 +140,12 @@ void check_correctness(const std::string& exercise, const std::string& prefix, c
         GRADE_CASE(exercise, "correctness", name, [&](CaseResult& r) { run_once(problem(s, v, repeat), launch, r); });
       }
     }
+  }
+  // The instructor's hidden shapes ([hidden] shapes, each [M, N, K]), float inputs, once each.
+  for (const auto& h : grading::hidden_shapes()) {
+    const Shape s{h[0], h[1], h[2]};
+    GRADE_HIDDEN_CASE(exercise, "correctness", prefix,
+                      [&](CaseResult& r) { run_once(problem(s, Values::Floats, 0), launch, r); });
   }
 }
 

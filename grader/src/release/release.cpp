@@ -88,6 +88,12 @@ Course read_course(const std::optional<fs::path>& file) {
     for (const auto& [key, value] : *labs) {
       const auto* lab = value.as_table();
       if (!lab) throw ConfigError(file->string() + ": [labs." + std::string(key.str()) + "] must be a table");
+      // A course.toml goes to the students: hidden cases there would be hidden from no one.
+      if (lab->contains("hidden"))
+        throw ConfigError(file->string() + ": [labs." + std::string(key.str()) +
+                          ".hidden]: hidden cases would be handed to the students with the release; put them "
+                          "in an override file of your own (a [hidden] table) and pass it to grader batch "
+                          "and grader leaderboard with --config");
       std::ostringstream text;
       text << *lab;
       course.overrides[std::string(key.str())] = text.str();
