@@ -1,0 +1,77 @@
+# Instructor-only cases through `grader batch`, on a GPU (tests/CMakeLists.txt):
+#   cmake -DGRADER=... -DSOLUTION=solutions/matmul-tiled/matmul.cu -DWORK=<folder> -P hidden-cases.cmake
+# Two submissions of matmul-tiled, graded with an override file that adds one hidden shape
+# (999 x 333 x 77) and makes its Gradescope visibility "hidden":
+#   honest      the reference: every case passes, the hidden ones too (100);
+#   wrong-333   the reference with one flaw that only the hidden shape meets (a product with
+#               N == 333 is left unwritten): it fails exactly the hidden cases, one per exercise
+#               and tile width, each named "hidden case 1" with "wrong result".
+# Neither student's feedback nor Gradescope output may show the hidden shape (no "333", no "999").
+# Without a GPU the grader records "no GPU" and this prints a line CTest reports as a skip.
+cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/WorkbookSolutionText.cmake)
+file(REMOVE_RECURSE ${WORK})
+workbook_solution_text(${SOLUTION} solution)
+file(WRITE ${WORK}/submissions/honest/matmul.cu "${solution}")
+set(edge "  if (Row < M && Col < N) {  // the grid is rounded up: threads past the edge do nothing\n")
+string(FIND "${solution}" "${edge}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the reference no longer contains:\n${edge}")
+endif()
+string(REPLACE "${edge}" "  if (N == 333) return;  // FLAW: this shape is left unwritten\n${edge}" wrong "${solution}")
+file(WRITE ${WORK}/submissions/wrong-333/matmul.cu "${wrong}")
+file(WRITE ${WORK}/hidden.toml "[hidden]\nshapes = [[999, 333, 77]]\nvisibility = \"hidden\"\n")
+
+execute_process(COMMAND ${GRADER} batch matmul-tiled ${WORK}/submissions -o ${WORK}/results
+                        --config ${WORK}/hidden.toml --timeout 300
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "grader batch exited with ${rc}:\n${out}${err}")
+endif()
+file(READ ${WORK}/results/gradebook.csv gradebook)
+message("${gradebook}")
+if(gradebook MATCHES "no GPU")
+  message("SKIPPED: no CUDA GPU (the submissions were recorded as 'no GPU')")
+  return()
+endif()
+
+set(problems "")
+if(NOT gradebook MATCHES "\nhonest,40,60,100,100,passed")
+  list(APPEND problems "honest: not 100 and passed")
+endif()
+file(READ ${WORK}/results/feedback/wrong-333.md feedback)
+file(READ ${WORK}/results/gradescope/wrong-333/results.json gradescope)
+foreach(name "hidden case 1 +incorrect" "tile 16: hidden case 1" "tile 32: hidden case 1" "wrong result \\(an instructor's hidden case")
+  if(NOT feedback MATCHES "${name}")
+    list(APPEND problems "wrong-333's feedback does not show '${name}'")
+  endif()
+endforeach()
+foreach(text feedback gradescope)
+  if(${text} MATCHES "333|999")
+    list(APPEND problems "wrong-333's ${text} shows the hidden shape")
+  endif()
+endforeach()
+string(JSON tests LENGTH "${gradescope}" tests)
+math(EXPR last "${tests} - 1")
+set(hidden_tests 0)
+foreach(i RANGE ${last})
+  string(JSON name GET "${gradescope}" tests ${i} name)
+  string(JSON visibility GET "${gradescope}" tests ${i} visibility)
+  if(name MATCHES "hidden case")
+    math(EXPR hidden_tests "${hidden_tests} + 1")
+    string(JSON score GET "${gradescope}" tests ${i} score)
+    if(NOT visibility STREQUAL "hidden" OR NOT score EQUAL 0)
+      list(APPEND problems "Gradescope test '${name}': visibility ${visibility}, score ${score}")
+    endif()
+  elseif(NOT visibility STREQUAL "visible")
+    list(APPEND problems "Gradescope test '${name}': visibility ${visibility}, expected visible")
+  endif()
+endforeach()
+if(NOT hidden_tests EQUAL 3)  # naive, tiled with tile 16, tiled with tile 32
+  list(APPEND problems "${hidden_tests} hidden-case tests in Gradescope's output, expected 3")
+endif()
+if(problems)
+  string(REPLACE ";" "\n  " problems "${problems}")
+  message(FATAL_ERROR "hidden cases:\n  ${problems}\nfeedback:\n${feedback}")
+endif()
+message("the hidden shape was graded (honest 100, wrong-333 failed exactly its hidden cases) and shown nowhere")
