@@ -1,0 +1,68 @@
+// How a lab's thresholds follow the machine (issue: grade on any NVIDIA GPU). The shipped
+// thresholds in lab.toml were set on one machine, the *home* machine (an H100 host); the
+// [calibration] table of lab.toml says, for each threshold, which timed case it judges and what
+// bounds that case's kernel, and derive() turns the home machine's measurements and this
+// machine's into this machine's values:
+//
+//   - where the reference solution was measured here (an instructor's workbook, solutions/
+//     present), the threshold keeps the margin it had at home:
+//         here = reference here x (shipped / reference at home);
+//   - where it was not (a student's workbook), it follows the measured ceiling:
+//         here = shipped x (this GPU's peak / home's) x (this CPU's baseline time / home's),
+//     the peak being the FP32 rate or the copy bandwidth, whichever bounds the kernel: a speedup
+//     over the sequential baseline is the baseline's time over the kernel's;
+//   - a threshold that compares two kernels of one machine (tiled over naive, a share of the copy
+//     bandwidth) stays as shipped.
+//
+// Thresholds stay speedups over the sequential baseline in every report; what changes is where
+// their values come from. An instructor's override files are laid over the result, so they win.
+#pragma once
+
+#include "grader/lab_config.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader::calibrate {
+
+enum class Bound { Fp32, Bandwidth, Fixed };
+
+struct Rule {
+  std::string threshold;  // a dotted path in lab.toml: "exercises.naive.min_speedup"
+  std::string judges;     // the timed case it judges, for the reader: "naive at performance.size"
+  Bound bound = Bound::Fixed;
+};
+
+// The [calibration] table: `"<threshold path>" = { judges = "...", bound = "fp32" | "bandwidth"
+// | "fixed" }`. Throws ConfigError for a rule whose threshold lab.toml does not have, or an
+// unknown bound.
+std::vector<Rule> rules(const LabConfig& config);
+
+// What one machine measured. `reference` and `baseline_ms` are keyed by threshold path: the
+// reference solution's value of the judged metric (a speedup), and the sequential baseline's time
+// of the judged case, in ms.
+struct Measurement {
+  double fp32_tflops = 0;  // the GPU's measured FP32 rate
+  double copy_gbs = 0;     // its measured copy bandwidth
+  std::map<std::string, double> reference;
+  std::map<std::string, double> baseline_ms;
+};
+
+struct Derived {
+  std::string threshold;
+  double shipped = 0;                   // lab.toml's value (the home machine's)
+  double value = 0;                     // this machine's
+  std::optional<double> reference_here; // the reference's value here, where measured
+  std::string how;                      // one line: which rule, with its numbers
+};
+
+// One derived value per rule, in the order of [calibration]. Throws std::invalid_argument when a
+// measurement the rule needs is missing (no peak, no baseline at home or here).
+std::vector<Derived> derive(const LabConfig& config, const Measurement& home, const Measurement& here);
+
+// The derived values as an override file, laid over lab.toml on this machine.
+std::string override_toml(const std::vector<Derived>& derived);
+
+}  // namespace grader::calibrate
