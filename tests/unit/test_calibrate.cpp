@@ -103,6 +103,17 @@ TEST_CASE("calibration: coalescing's thresholds follow the machine", "[calibrate
                            {"exercises.transpose_padded.min_speedup", 0.052, 0.292, 169.3, false}});
 }
 
+TEST_CASE("calibration: granularity's thresholds follow the machine", "[calibrate]") {
+  // At 1024^3 over a 4815 ms baseline: coarsened (factor 2) 0.206 ms, register_1d 0.129 ms,
+  // register_2d 0.107 ms; the slow submission for both register exercises is the tiled kernel
+  // (0.2665 ms). (register_1d submitted as register_2d clears register_2d's speedup and is
+  // caught by min_speedup_over_tiled, a fixed ratio.) Coarsening gains little on the H100: its
+  // threshold only catches a broken kernel.
+  check_lab("granularity", {{"exercises.coarsened.min_speedup", 0.206, 0, 4815, true},
+                            {"exercises.register_1d.min_speedup", 0.129, 0.2665, 4815, true},
+                            {"exercises.register_2d.min_speedup", 0.107, 0.2665, 4815, true}});
+}
+
 TEST_CASE("calibration: fixed thresholds stay as shipped; missing measurements and bad rules are named",
           "[calibrate]") {
   const LabConfig config = lab("matmul-tiled");
