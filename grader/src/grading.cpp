@@ -136,9 +136,6 @@ std::map<std::string, Trouble>& trouble() {
   static std::map<std::string, Trouble> t;
   return t;
 }
-}  // namespace
-
-namespace {
 
 // What a hidden case may say: its outcome in words. Never its inputs, its output, or a message of
 // the student's code (which could carry the inputs it was given).
@@ -159,27 +156,6 @@ std::string hidden_detail(const grader::CaseResult& r) {
   }
   return what + " (an instructor's hidden case: its inputs and messages are not shown)";
 }
-
-grader::CaseResult run_case_impl(const std::string& exercise, const std::string& kind, const std::string& name,
-                                 const std::function<void(grader::CaseResult&)>& body, bool hidden);
-
-}  // namespace
-
-grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
-                            const std::function<void(grader::CaseResult&)>& body) {
-  return run_case_impl(exercise, kind, name, body, false);
-}
-
-grader::CaseResult run_hidden_case(const std::string& exercise, const std::string& kind, const std::string& prefix,
-                                   const std::function<void(grader::CaseResult&)>& body) {
-  static std::map<std::string, int> numbers;  // per exercise, kind and prefix: hidden case 1, 2, ...
-  const int n = ++numbers[exercise + "/" + kind + "/" + prefix];
-  return run_case_impl(exercise, kind, prefix + "hidden case " + std::to_string(n), body, true);
-}
-
-const std::vector<std::vector<int>>& hidden_shapes() { return config().hidden().shapes; }
-
-namespace {
 
 grader::CaseResult run_case_impl(const std::string& exercise, const std::string& kind, const std::string& name,
                                  const std::function<void(grader::CaseResult&)>& body, bool hidden) {
@@ -242,5 +218,19 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
 }
 
 }  // namespace
+
+grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
+                            const std::function<void(grader::CaseResult&)>& body) {
+  return run_case_impl(exercise, kind, name, body, false);
+}
+
+grader::CaseResult run_hidden_case(const std::string& exercise, const std::string& kind, const std::string& prefix,
+                                   const std::function<void(grader::CaseResult&)>& body) {
+  static std::map<std::string, int> numbers;  // per exercise, kind and prefix: hidden case 1, 2, ...
+  const int n = ++numbers[exercise + "/" + kind + "/" + prefix];
+  return run_case_impl(exercise, kind, prefix + "hidden case " + std::to_string(n), body, true);
+}
+
+const std::vector<std::vector<int>>& hidden_shapes() { return config().hidden().shapes; }
 
 }  // namespace grading
