@@ -58,7 +58,8 @@ struct Derived {
   std::string how;                      // one line: which rule, with its numbers
 };
 
-// One derived value per rule, in the order of [calibration]. Throws std::invalid_argument when a
+// One derived value per rule, in the order of [calibration]. `config` is lab.toml alone (the
+// shipped values): a course's settings and an instructor's overrides are laid over the result. Throws std::invalid_argument when a
 // measurement the rule needs is missing (no peak, no baseline at home or here).
 std::vector<Derived> derive(const LabConfig& config, const Measurement& home, const Measurement& here);
 
