@@ -353,7 +353,7 @@ void timing_metrics(const Measured& m, CaseResult& r) {
                {"N", s.N},
                {"median_ms", med},
                {"min_ms", m.timing.ms.min},
-               {"cv", m.timing.ms.cv},
+               {"cv", m.timing.ms.robust_cv},
                {"runs", m.timing.ms.count},
                {"bandwidth_gbs", gbs(m.bytes, med)},
                {"copy_gbs", copy_gbs()},

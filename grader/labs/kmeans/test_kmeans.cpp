@@ -307,7 +307,7 @@ void speedup_verdict(const std::string& exercise, const Measured& m, const PerfC
   r.metrics = {{"config", c.str()},
                {"median_ms", med},
                {"min_ms", m.timing.ms.min},
-               {"cv", m.timing.ms.cv},
+               {"cv", m.timing.ms.robust_cv},
                {"runs", m.timing.ms.count},
                {"h2d_ms", b.h2d_ms},
                {"kernels_ms", b.kernels_ms},

@@ -208,7 +208,7 @@ void speedup_verdict(const Measured& m, double min_speedup, CaseResult& r) {
   const double speedup = base / med;
   r.metrics = {{"M", s.M},           {"N", s.N},
                {"K", s.K},           {"median_ms", med},
-               {"min_ms", m.timing.ms.min}, {"cv", m.timing.ms.cv},
+               {"min_ms", m.timing.ms.min}, {"cv", m.timing.ms.robust_cv},
                {"runs", m.timing.ms.count}, {"gflops", gflops(s, med)},
                {"baseline_ms", base}, {"speedup", speedup},
                {"min_speedup", min_speedup}};
