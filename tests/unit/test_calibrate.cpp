@@ -6,11 +6,10 @@
 // or without it (the ceilings alone), the reference must pass with room to spare and a correct
 // but slow submission must fail.
 #include "calibrate/thresholds.hpp"
+#include "grader/files.hpp"
 #include "grader/catch.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 using grader::LabConfig;
@@ -23,10 +22,7 @@ namespace {
 // as a student release has; a course's values are laid over the derived ones, not derived from.)
 LabConfig lab(const std::string& name) {
   const std::string path = std::string(WORKBOOK_SOURCE_ROOT) + "/labs/" + name + "/lab.toml";
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return LabConfig::parse(text.str(), path);
+  return LabConfig::parse(grader::read_file(path), path);
 }
 
 // One timed case of a lab on the home machine: the reference's kernel time and a slow

@@ -68,23 +68,22 @@ grader::CaseResult run_hidden_case(const std::string& exercise, const std::strin
 
 }  // namespace grading
 
-// Runs and records one case, and makes it a Catch2 check with the case's detail as context.
-// Variadic because the body, a lambda, may hold commas.
-#define GRADE_CASE(EXERCISE_, KIND_, NAME_, ...)                                                    \
+// Makes a recorded case (a grader::CaseResult) a Catch2 check with its verdict as context.
+#define GRADE_CHECK_RESULT_(RESULT_)                                                                \
   do {                                                                                            \
-    const ::grader::CaseResult grade_case_result_ = ::grading::run_case(EXERCISE_, KIND_, NAME_, __VA_ARGS__); \
+    const ::grader::CaseResult grade_case_result_ = RESULT_;                                      \
     INFO(grade_case_result_.exercise << " / " << grade_case_result_.kind << " / "                 \
          << grade_case_result_.name << ": " << ::grader::to_string(grade_case_result_.outcome)   \
          << (grade_case_result_.detail.empty() ? "" : " - ") << grade_case_result_.detail);        \
     CHECK(grade_case_result_.passed());                                                           \
   } while (0)
 
+// Runs and records one case, and makes it a Catch2 check with the case's detail as context.
+// Variadic because the body, a lambda, may hold commas (inside run_case's parentheses they reach
+// GRADE_CHECK_RESULT_ as one argument).
+#define GRADE_CASE(EXERCISE_, KIND_, NAME_, ...) \
+  GRADE_CHECK_RESULT_(::grading::run_case(EXERCISE_, KIND_, NAME_, __VA_ARGS__))
+
 // The same for a hidden case (run_hidden_case): the Catch2 context names it, nothing more.
-#define GRADE_HIDDEN_CASE(EXERCISE_, KIND_, PREFIX_, ...)                                           \
-  do {                                                                                            \
-    const ::grader::CaseResult grade_case_result_ = ::grading::run_hidden_case(EXERCISE_, KIND_, PREFIX_, __VA_ARGS__); \
-    INFO(grade_case_result_.exercise << " / " << grade_case_result_.kind << " / "                 \
-         << grade_case_result_.name << ": " << ::grader::to_string(grade_case_result_.outcome)   \
-         << (grade_case_result_.detail.empty() ? "" : " - ") << grade_case_result_.detail);        \
-    CHECK(grade_case_result_.passed());                                                           \
-  } while (0)
+#define GRADE_HIDDEN_CASE(EXERCISE_, KIND_, PREFIX_, ...) \
+  GRADE_CHECK_RESULT_(::grading::run_hidden_case(EXERCISE_, KIND_, PREFIX_, __VA_ARGS__))
