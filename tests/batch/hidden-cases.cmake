@@ -3,9 +3,10 @@
 # Two submissions of matmul-tiled, graded with an override file that adds one hidden shape
 # (999 x 333 x 77) and makes its Gradescope visibility "hidden":
 #   honest      the reference: every case passes, the hidden ones too (100);
-#   wrong-333   the reference with one flaw that only the hidden shape meets (a product with
-#               N == 333 is left unwritten): it fails exactly the hidden cases, one per exercise
-#               and tile width, each named "hidden case 1" with "wrong result".
+#   flawed      the reference with one flaw that only the hidden shape meets (a product with
+#               N == 333 is left unwritten, in both kernels): it fails exactly the hidden cases,
+#               one per exercise and tile width, each named "hidden case 1" and said to have
+#               written nothing. (Its name holds no digit: the check below looks for 333 and 999.)
 # Neither student's feedback nor Gradescope output may show the hidden shape (no "333", no "999").
 # Without a GPU the grader records "no GPU" and this prints a line CTest reports as a skip.
 cmake_minimum_required(VERSION 3.25)
@@ -13,13 +14,14 @@ include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/WorkbookSolutionText.cmake)
 file(REMOVE_RECURSE ${WORK})
 workbook_solution_text(${SOLUTION} solution)
 file(WRITE ${WORK}/submissions/honest/matmul.cu "${solution}")
-set(edge "  if (Row < M && Col < N) {  // the grid is rounded up: threads past the edge do nothing\n")
-string(FIND "${solution}" "${edge}" at)
+# Each kernel's store is guarded by this test (the naive kernel's and the tiled kernel's alike).
+set(edge "Row < M && Col < N")
+string(FIND "${solution}" "${edge})" at)
 if(at EQUAL -1)
-  message(FATAL_ERROR "the reference no longer contains:\n${edge}")
+  message(FATAL_ERROR "the reference no longer contains: ${edge}")
 endif()
-string(REPLACE "${edge}" "  if (N == 333) return;  // FLAW: this shape is left unwritten\n${edge}" wrong "${solution}")
-file(WRITE ${WORK}/submissions/wrong-333/matmul.cu "${wrong}")
+string(REPLACE "${edge})" "${edge} && N != 333)  /* FLAW: this shape is left unwritten */" wrong "${solution}")
+file(WRITE ${WORK}/submissions/flawed/matmul.cu "${wrong}")
 file(WRITE ${WORK}/hidden.toml "[hidden]\nshapes = [[999, 333, 77]]\nvisibility = \"hidden\"\n")
 
 execute_process(COMMAND ${GRADER} batch matmul-tiled ${WORK}/submissions -o ${WORK}/results
@@ -39,16 +41,17 @@ set(problems "")
 if(NOT gradebook MATCHES "\nhonest,40,60,100,100,passed")
   list(APPEND problems "honest: not 100 and passed")
 endif()
-file(READ ${WORK}/results/feedback/wrong-333.md feedback)
-file(READ ${WORK}/results/gradescope/wrong-333/results.json gradescope)
-foreach(name "hidden case 1 +incorrect" "tile 16: hidden case 1" "tile 32: hidden case 1" "wrong result \\(an instructor's hidden case")
+file(READ ${WORK}/results/feedback/flawed.md feedback)
+file(READ ${WORK}/results/gradescope/flawed/results.json gradescope)
+foreach(name "hidden case 1 +incorrect" "tile 16: hidden case 1" "tile 32: hidden case 1" "nothing was written to the output \\(an instructor's hidden case")
   if(NOT feedback MATCHES "${name}")
-    list(APPEND problems "wrong-333's feedback does not show '${name}'")
+    list(APPEND problems "flawed's feedback does not show '${name}'")
   endif()
 endforeach()
 foreach(text feedback gradescope)
-  if(${text} MATCHES "333|999")
-    list(APPEND problems "wrong-333's ${text} shows the hidden shape")
+  # 333 or 999 as a number of its own (not a digit run of a seed, a time or a score)
+  if(${text} MATCHES "(^|[^0-9.])(333|999)([^0-9.]|$)")
+    list(APPEND problems "flawed's ${text} shows the hidden shape")
   endif()
 endforeach()
 string(JSON tests LENGTH "${gradescope}" tests)
@@ -74,4 +77,4 @@ if(problems)
   string(REPLACE ";" "\n  " problems "${problems}")
   message(FATAL_ERROR "hidden cases:\n  ${problems}\nfeedback:\n${feedback}")
 endif()
-message("the hidden shape was graded (honest 100, wrong-333 failed exactly its hidden cases) and shown nowhere")
+message("the hidden shape was graded (honest 100, flawed failed exactly its hidden cases) and shown nowhere")
