@@ -305,7 +305,9 @@ Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, co
   sr.log = log;
   sr.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
   sr.env["WORKBOOK_PHASE_TIMEOUT_S"] = std::to_string(sr.timeout_s);  // bounds the call timeout (test_main)
-  sr.limits.file_bytes = 256ull << 20;
+  // The cap on file size binds the submission's code (the runner), not the harness, whose arena
+  // (a memfd) holds a call's host data: kmeans' 256 MB of objects, more than the cap.
+  sr.env["WORKBOOK_RUNNER_FILE_BYTES"] = std::to_string(256ull << 20);
   sr.limits.memory_bytes = o_.memory_bytes;
   sr.limits.max_processes = o_.max_processes;
   sr.limits.output_bytes = 4 << 20;

@@ -192,7 +192,7 @@ void Leaderboard::time_once(Entry& e, int round) {
   run.env["WORKBOOK_LEADERBOARD_OUT_FD"] = std::to_string(out_fd);
   run.log = dir / fmt::format("round-{}.log", round);
   run.timeout_s = o_.batch.run_timeout_s.value_or(config_.timeout_s());
-  run.limits.file_bytes = 64ull << 20;
+  run.env["WORKBOOK_RUNNER_FILE_BYTES"] = std::to_string(64ull << 20);  // the runner's, as in batch
   run.limits.memory_bytes = o_.batch.memory_bytes;
   run.limits.max_processes = o_.batch.max_processes;
   run.limits.output_bytes = 1 << 20;

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
     remote::HarnessOptions options;
     const char* runner = std::getenv("WORKBOOK_RUNNER");
     options.runner = runner && *runner ? runner : WORKBOOK_RUNNER_PROGRAM;
+    if (const char* cap = std::getenv("WORKBOOK_RUNNER_FILE_BYTES")) options.file_bytes = std::strtoull(cap, nullptr, 10);
     return options;
   };
   if (!listing) {

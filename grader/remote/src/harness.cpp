@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <signal.h>
@@ -141,6 +142,10 @@ void Harness::spawn() {
     // Nothing else of the harness's reaches the runner, whatever was opened without
     // close-on-exec (the results descriptor before the harness marked it, say).
     ::syscall(SYS_close_range, 6u, ~0u, 0u);
+    if (options.file_bytes > 0) {
+      const rlimit cap{static_cast<rlim_t>(options.file_bytes), static_cast<rlim_t>(options.file_bytes)};
+      if (::setrlimit(RLIMIT_FSIZE, &cap) != 0) ::_exit(127);  // never run the code uncapped
+    }
     ::execve(program.c_str(), argv, envp.data());
     const std::string why = "cannot run " + program + ": " + std::strerror(errno) + "\n";
     (void)!::write(2, why.data(), why.size());

@@ -2,6 +2,8 @@
 // (The calls themselves are made through call.hpp's WORKBOOK_REMOTE functions.)
 #pragma once
 
+#include <cstdint>
+
 #include <string>
 
 namespace remote {
@@ -9,6 +11,10 @@ namespace remote {
 struct HarnessOptions {
   std::string runner;          // the runner program (the submission's code)
   double call_timeout_s = 60;  // a call that has not finished by then is a hang: the runner is killed
+  // The largest file the runner may write (RLIMIT_FSIZE), 0 for no cap. It is the runner's alone:
+  // the harness must grow its arena, itself a file (a memfd), past any such cap (kmeans' 256 MB
+  // objects). grader batch and leaderboard set it through WORKBOOK_RUNNER_FILE_BYTES.
+  std::uint64_t file_bytes = 0;
 };
 
 // Set once, before the first call (grading::init does it from WORKBOOK_RUNNER and lab.toml).
