@@ -76,6 +76,17 @@ void save(const fs::path& file, const nlohmann::json& j) {
 
 }  // namespace
 
+std::map<std::string, double> cached_baselines(const std::string& prefix) {
+  std::map<std::string, double> out;
+  const nlohmann::json cache = load(cache_dir() / "baselines.json");
+  const auto machine = cache.find(machine_id());
+  if (machine == cache.end() || !machine->is_object()) return out;
+  for (const auto& [key, entry] : machine->items())
+    if (key.rfind(prefix, 0) == 0 && entry.is_object() && entry.value("median_ms", 0.0) > 0)
+      out[key] = entry.value("median_ms", 0.0);
+  return out;
+}
+
 BaselineTime cached_baseline(const std::string& key, const std::function<BaselineTime()>& measure,
                              const std::function<void(const std::string&)>& announce) {
   const fs::path dir = cache_dir();

@@ -122,6 +122,13 @@ private:
   void record(const StudentResult& r);
   void write_gradebook();
   nlohmann::json run_info() const;
+  // build_report with the run's words on where the thresholds come from (a machine profile).
+  LabReport report_of(const std::vector<CaseResult>& results, const RunStatus& run, std::uint64_t seed,
+                      const std::string& device, const std::vector<Plan>& plans = {}) const {
+    LabReport report = build_report(config_, results, run, seed, device, plans);
+    report.thresholds = o_.thresholds_note;
+    return report;
+  }
   std::string overrides_env() const;  // the override files, absolute, ':'-separated
   // The repository and the build: shown read-only inside the sandbox even where they live
   // under /tmp, which the sandbox replaces with an empty one.
@@ -158,6 +165,7 @@ nlohmann::json Batch::run_info() const {
           {"seed", seed_},
           {"device", device_},
           {"protection", sandbox_.describe()},
+          {"thresholds", o_.thresholds_note},
           {"machine", machine_id()},
           {"updated_at", now_iso()}};
 }
@@ -171,7 +179,7 @@ StudentResult Batch::grade(const Submission& s) {
   const fs::path dir = work_ / s.student;
   const fs::path src = dir / "src", build = dir / "build", run = dir / "run";
   const auto finish = [&](const std::string& status, const std::string& detail, RunStatus run_status) {
-    r.report = build_report(config_, {}, run_status, seed_, device_);
+    r.report = report_of( {}, run_status, seed_, device_);
     r.status = status;
     r.detail = detail;
     r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -233,7 +241,7 @@ StudentResult Batch::grade(const Submission& s) {
   } else if (!g_interrupted) {
     const std::string why = "configuring the build failed (" + built.describe() + "):\n" +
                             tail_of_file(dir / "build.log", 2000);
-    r.report = build_report(config_, {}, {RunState::BuildFailed, why}, seed_, device_);
+    r.report = report_of( {}, {RunState::BuildFailed, why}, seed_, device_);
     r.status = "grader error";
     r.detail = why;
     r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -275,7 +283,7 @@ StudentResult Batch::grade(const Submission& s) {
   if (output_cut)
     r.notes.push_back("the program's output was cut at 4 MiB (the rest was dropped unread; the grade comes from "
                       "its results, not its output)");
-  r.report = build_report(config_, read_results(results), status, seed_, device_, read_plans(results));
+  r.report = report_of( read_results(results), status, seed_, device_, read_plans(results));
   r.status = submission_status(r.report);
   r.detail = status.detail;
   r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -406,6 +414,7 @@ int Batch::run() {
   std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", submissions.size(), config_.name(), seed_)
             << "GPU: " << (device_.empty() ? "none (" + why_no_gpu + "): runs will report 'no GPU'" : device_) << '\n'
             << "protection: " << sandbox_.describe() << '\n';
+  if (!o_.thresholds_note.empty()) std::cerr << "thresholds: " << o_.thresholds_note << '\n';
 
   // Earlier results are kept (a resumed run), except those asked to be graded again.
   std::vector<Submission> todo;
@@ -421,10 +430,10 @@ int Batch::run() {
         if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
             kept.report.run.state == RunState::TimedOut) {
           const std::string device = kept.report.device;
-          kept.report = build_report(config_, cases, kept.report.run, kept.report.seed, device);
+          kept.report = report_of( cases, kept.report.run, kept.report.seed, device);
           kept.status = submission_status(kept.report);
         } else {
-          kept.report = build_report(config_, {}, kept.report.run, kept.report.seed, kept.report.device);
+          kept.report = report_of( {}, kept.report.run, kept.report.seed, kept.report.device);
         }
         results_[s.student] = kept;
         continue;
@@ -491,7 +500,7 @@ int Batch::run() {
         r.student = s.student;
         r.status = "grader error";
         r.detail = e.what();
-        r.report = build_report(config_, {}, {RunState::Crashed, e.what()}, seed_, device_);
+        r.report = report_of( {}, {RunState::Crashed, e.what()}, seed_, device_);
         r.graded_at = now_iso();
       }
       record(r);

@@ -52,6 +52,7 @@ struct BatchOptions {
   std::size_t memory_bytes = 16ull << 30;
   int max_processes = 64;
   bool sandbox = true;            // false: --no-sandbox (only the process limits)
+  std::string thresholds_note;    // where the thresholds come from (calibrate/calibrate.hpp), for reports
 };
 
 int run_batch(const Paths& paths, const BatchOptions& options);

@@ -173,6 +173,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   LabReport report = build_report(config, read_results(results), status, seed, device, read_plans(results),
                                   !o.filter.empty());
   report.filter = o.filter;
+  report.thresholds = o.thresholds_note;
   return finish(report);
 }
 

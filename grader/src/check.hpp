@@ -21,6 +21,7 @@ struct CheckOptions {
   bool json = false;
   bool color = false;
   bool verbose = false;    // show the test program's own output
+  std::string thresholds_note;  // where the thresholds come from (calibrate/calibrate.hpp)
 };
 
 // Prints the report (text or JSON) and returns the exit status (see report.hpp).

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -157,9 +158,17 @@ std::string hidden_detail(const grader::CaseResult& r) {
   return what + " (an instructor's hidden case: its inputs and messages are not shown)";
 }
 
+// The thresholds read by the case whose body is running (grading::threshold).
+std::vector<std::string>* g_case_thresholds = nullptr;
+
 grader::CaseResult run_case_impl(const std::string& exercise, const std::string& kind, const std::string& name,
                                  const std::function<void(grader::CaseResult&)>& body, bool hidden) {
   grader::CaseResult r;
+  std::vector<std::string> thresholds;
+  struct Current {
+    explicit Current(std::vector<std::string>* t) { g_case_thresholds = t; }
+    ~Current() { g_case_thresholds = nullptr; }
+  } current(&thresholds);
   r.exercise = exercise;
   r.kind = kind;
   r.name = name;
@@ -196,6 +205,7 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     r.outcome = grader::Outcome::Error;
     r.detail = e.what();
   }
+  if (!hidden) r.thresholds = thresholds;
   if (r.outcome == grader::Outcome::NotRun && r.detail.empty()) {  // a body that forgot to decide
     r.outcome = grader::Outcome::Error;
     r.detail = "internal: the test set no outcome";
@@ -222,6 +232,13 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
 grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
                             const std::function<void(grader::CaseResult&)>& body) {
   return run_case_impl(exercise, kind, name, body, false);
+}
+
+double threshold(const std::string& path) {
+  const double value = config().require_number(path);
+  if (g_case_thresholds && std::find(g_case_thresholds->begin(), g_case_thresholds->end(), path) == g_case_thresholds->end())
+    g_case_thresholds->push_back(path);
+  return value;
 }
 
 grader::CaseResult run_hidden_case(const std::string& exercise, const std::string& kind, const std::string& prefix,

@@ -7,10 +7,12 @@
 //   grader leaderboard <lab> <dir> -o <out>   rank them by speed (contests)
 //   grader starters [lab...] [--write]   the starters, generated from the marked solutions
 //   grader release <dir>             the student workbook, without the solutions
+//   grader calibrate [lab...]        measure this machine: the thresholds it grades with
 //
 // Exit status: 0 all passed; 1 some check failed; 2 the code does not compile; 3 the tests
 // crashed or timed out; 4 no GPU; 64 a usage error (unknown lab, bad option).
 #include "batch.hpp"
+#include "calibrate/calibrate.hpp"
 #include "check.hpp"
 #include "labs.hpp"
 #include "leaderboard_run.hpp"
@@ -25,6 +27,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
@@ -81,6 +84,28 @@ int cmd_device(bool json) {
   }
   if (json) std::cout << nlohmann::json{{"devices", devices}}.dump(2) << std::endl;
   return 0;
+}
+
+// The thresholds of `lab` on this machine: its profile's, laid first under the instructor's
+// override files (which win). `grader check` calibrates a lab its machine has not measured,
+// once, saying so in one line; batch and leaderboard only apply what exists.
+std::string apply_thresholds(const grader::Paths& paths, const std::string& lab,
+                             std::vector<std::filesystem::path>& overrides, bool calibrate_if_missing) {
+  auto applied = grader::calibrate::apply_profile(paths, lab);
+  if (!applied.measured && calibrate_if_missing && !applied.note.empty()) {
+    std::cerr << "no profile of " << lab << " on this machine yet: calibrating once (grader calibrate " << lab
+              << ") ..." << std::flush;
+    const auto t0 = std::chrono::steady_clock::now();
+    grader::calibrate::CalibrateOptions once;
+    once.labs = {lab};
+    once.quiet = true;
+    const int status = grader::calibrate::cmd_calibrate(paths, once);
+    std::cerr << fmt::format(" {} in {:.0f} s\n", status == 0 ? "done" : "failed",
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    applied = grader::calibrate::apply_profile(paths, lab);
+  }
+  if (applied.override_file) overrides.insert(overrides.begin(), *applied.override_file);
+  return applied.note;
 }
 
 }  // namespace
@@ -181,6 +206,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"full", "brief", "none"}));
   release->add_flag("--git", release_opts.git, "Make the folder a git repository with one commit");
 
+  grader::calibrate::CalibrateOptions calibrate_opts;
+  std::string calibrate_output;
+  bool calibrate_no_build = false;
+  auto* calibrate = app.add_subcommand(
+      "calibrate", "Measure this machine (GPU ceilings, sequential baselines, the reference solutions) and write "
+                   "its profile: the thresholds check, batch and leaderboard grade with here");
+  calibrate->add_option("lab", calibrate_opts.labs, "Labs (default: every lab)");
+  calibrate->add_option("--output", calibrate_output,
+                        "The profile's folder (default: <cache>/profiles/<machine>; grader/profiles/<name> to ship it)");
+  calibrate->add_flag("--no-build", calibrate_no_build, "Do not rebuild the test programs first");
+  calibrate->add_flag("--json", calibrate_opts.json, "Machine-readable output");
+
   check->add_flag("--leaderboard", check_leaderboard,
                   "Time your code the leaderboard's way and show where it would place between the reference tiers");
   check->add_option("--exercise", check_exercise, "With --leaderboard: the exercise (default: the leaderboard's)");
@@ -208,7 +245,13 @@ int main(int argc, char** argv) {
       return grader::cmd_starters(paths, starters_opts);
     }
     if (device->parsed()) return cmd_device(json);
+    if (calibrate->parsed()) {
+      if (!calibrate_output.empty()) calibrate_opts.output = std::filesystem::absolute(calibrate_output);
+      calibrate_opts.build = !calibrate_no_build;
+      return grader::calibrate::cmd_calibrate(paths, calibrate_opts);
+    }
     if (batch->parsed()) {
+      batch_opts.thresholds_note = apply_thresholds(paths, batch_opts.lab, batch_opts.overrides, false);
       if (*batch_seed) batch_opts.seed = seed;
       if (run_timeout > 0) batch_opts.run_timeout_s = run_timeout;
       batch_opts.memory_bytes = static_cast<std::size_t>(memory_gib * (1ull << 30));
@@ -216,16 +259,20 @@ int main(int argc, char** argv) {
       return grader::run_batch(paths, batch_opts);
     }
     if (lb->parsed()) {
+      lb_opts.batch.thresholds_note = apply_thresholds(paths, lb_opts.batch.lab, lb_opts.batch.overrides, false);
       if (*lb_seed) lb_opts.batch.seed = seed;
       if (lb_timeout > 0) lb_opts.batch.run_timeout_s = lb_timeout;
       lb_opts.batch.out = lb_opts.out;
       lb_opts.batch.sandbox = !lb_no_sandbox;
       return grader::run_leaderboard(paths, lb_opts);
     }
-    if (check->parsed() && check_leaderboard)
+    if (check->parsed() && check_leaderboard) {
+      apply_thresholds(paths, check_opts.lab, check_opts.overrides, false);
       return grader::check_leaderboard(paths, check_opts.lab, check_exercise, check_opts.reference, check_opts.overrides,
                                        !no_build);
+    }
     if (check->parsed()) {
+      check_opts.thresholds_note = apply_thresholds(paths, check_opts.lab, check_opts.overrides, !check_opts.json);
       if (*seed_opt) check_opts.seed = seed;
       check_opts.build = !no_build;
       check_opts.color = !no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);

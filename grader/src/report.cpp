@@ -178,6 +178,7 @@ nlohmann::json to_json(const LabReport& r) {
           {"seed", r.seed},
           {"filter", r.filter},
           {"device", r.device},
+          {"thresholds", r.thresholds},
           {"run", {{"state", to_string(r.run.state)}, {"detail", r.run.detail}}},
           {"passed", r.passed()},
           {"points", r.points_earned},
@@ -229,6 +230,7 @@ std::string render_text(const LabReport& r, bool color) {
   std::string out;
   out += s.bold(fmt::format("{}: {}", r.lab, r.title)) + fmt::format("    seed {}\n", r.seed);
   if (!r.device.empty()) out += fmt::format("GPU: {}\n", r.device);
+  if (!r.thresholds.empty() && !r.device.empty()) out += fmt::format("Thresholds: {}\n", r.thresholds);
   if (!r.filter.empty()) out += fmt::format("Filtered run: only the checks matching {}\n", r.filter);
 
   if (r.run.state == RunState::BuildFailed || r.run.state == RunState::NoGpu || r.run.state == RunState::NotGraded) {

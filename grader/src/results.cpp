@@ -32,6 +32,7 @@ nlohmann::json to_json(const CaseResult& r) {
                       {"outcome", to_string(r.outcome)}, {"detail", r.detail}, {"seed", r.seed},
                       {"metrics", r.metrics}};
   if (r.hidden) j["hidden"] = true;
+  if (!r.thresholds.empty()) j["thresholds"] = r.thresholds;
   return j;
 }
 
@@ -45,6 +46,7 @@ CaseResult case_from_json(const nlohmann::json& j) {
   r.seed = j.value("seed", std::uint64_t{0});
   r.metrics = j.value("metrics", nlohmann::json::object());
   r.hidden = j.value("hidden", false);
+  r.thresholds = j.value("thresholds", std::vector<std::string>{});
   return r;
 }
 

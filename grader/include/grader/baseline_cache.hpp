@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace grader {
@@ -30,5 +31,8 @@ std::string machine_id();  // "hostname / CPU model name"
 // the result cannot be stored, e.g. in a read-only folder: the measured time is still returned).
 BaselineTime cached_baseline(const std::string& key, const std::function<BaselineTime()>& measure,
                              const std::function<void(const std::string&)>& announce = {});
+
+// This machine's cached medians (ms) whose keys start with `prefix` ("matmul-tiled/").
+std::map<std::string, double> cached_baselines(const std::string& prefix);
 
 }  // namespace grader

@@ -58,6 +58,11 @@ void plan(const std::string& exercise, const std::string& kind, int cases);
 grader::CaseResult run_case(const std::string& exercise, const std::string& kind, const std::string& name,
                             const std::function<void(grader::CaseResult&)>& body);
 
+// A threshold of lab.toml ("exercises.naive.min_speedup"), read inside a case's body: the case
+// records that it was judged by it (CaseResult::thresholds), which is how `grader calibrate`
+// finds the reference's value of each threshold's metric. Throws ConfigError when absent.
+double threshold(const std::string& path);
+
 // Instructor-only cases ([hidden] in an override file, lab_config.hpp): the shapes, in the lab's
 // form, and run_hidden_case(), which names the case "<prefix>hidden case N" (numbered per exercise
 // and kind), marks it hidden, and records only its outcome in words: no metrics, no detail that

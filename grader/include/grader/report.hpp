@@ -41,6 +41,7 @@ struct LabReport {
   std::string lab, title;
   std::uint64_t seed = 0;
   std::string device;  // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz)"
+  std::string thresholds;  // where the thresholds come from: "machine profile ..." (grader calibrate)
   RunStatus run;
   std::vector<ExerciseReport> exercises;
   double points_possible = 0;

@@ -28,6 +28,7 @@ struct CaseResult {
   std::uint64_t seed = 0;
   nlohmann::json metrics = nlohmann::json::object();  // median_ms, gflops, speedup, threshold ...
   bool hidden = false;   // an instructor's hidden case ("hidden case N"): no inputs anywhere
+  std::vector<std::string> thresholds;  // the lab.toml thresholds that judged it (grader calibrate)
   bool passed() const { return outcome == Outcome::Passed; }
 };
 

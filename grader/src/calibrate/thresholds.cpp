@@ -13,8 +13,9 @@ namespace {
 Bound bound_of(const std::string& word, const std::string& threshold) {
   if (word == "fp32") return Bound::Fp32;
   if (word == "bandwidth") return Bound::Bandwidth;
+  if (word == "transfer") return Bound::Transfer;
   if (word == "fixed") return Bound::Fixed;
-  throw ConfigError("[calibration] \"" + threshold + "\": bound must be \"fp32\", \"bandwidth\" or \"fixed\", not \"" +
+  throw ConfigError("[calibration] \"" + threshold + "\": bound must be \"fp32\", \"bandwidth\", \"transfer\" or \"fixed\", not \"" +
                     word + "\"");
 }
 
@@ -23,6 +24,31 @@ double need(const std::map<std::string, double>& values, const std::string& key,
   if (it == values.end() || !(it->second > 0))
     throw std::invalid_argument(fmt::format("no {} measured for {}", what, key));
   return it->second;
+}
+
+// This CPU's baseline time over home's for `threshold`: its own baseline where both machines
+// have one under its name, else the geometric mean over every baseline both have.
+double cpu_ratio(const Measurement& home, const Measurement& here, const std::string& threshold) {
+  const auto h = home.baseline_ms.find(threshold), t = here.baseline_ms.find(threshold);
+  if (h != home.baseline_ms.end() && t != here.baseline_ms.end() && h->second > 0 && t->second > 0)
+    return t->second / h->second;
+  double log_sum = 0;
+  int n = 0;
+  for (const auto& [key, ms] : here.baseline_ms) {
+    const auto at_home = home.baseline_ms.find(key);
+    if (at_home == home.baseline_ms.end() || !(at_home->second > 0) || !(ms > 0)) continue;
+    log_sum += std::log(ms / at_home->second);
+    ++n;
+  }
+  if (n == 0) throw std::invalid_argument("no sequential baseline measured on both machines for " + threshold);
+  return std::exp(log_sum / n);
+}
+
+double peak(const Measurement& m, Bound bound) {
+  return bound == Bound::Fp32 ? m.fp32_tflops : bound == Bound::Bandwidth ? m.copy_gbs : m.h2d_gbs;
+}
+const char* peak_name(Bound bound) {
+  return bound == Bound::Fp32 ? "FP32 rate" : bound == Bound::Bandwidth ? "copy bandwidth" : "host-to-device bandwidth";
 }
 
 }  // namespace
@@ -34,15 +60,22 @@ std::vector<Rule> rules(const LabConfig& config) {
   for (const auto& [key, value] : *table) {
     Rule r;
     r.threshold = std::string(key.str());
+    if (r.threshold == "home") continue;
     const auto* rule = value.as_table();
     if (!rule) throw ConfigError("[calibration] \"" + r.threshold + "\" must be { judges = ..., bound = ... }");
     if (!config.number(r.threshold))
       throw ConfigError("[calibration] \"" + r.threshold + "\": lab.toml has no such threshold");
     r.judges = (*rule)["judges"].value_or(std::string{});
     r.bound = bound_of((*rule)["bound"].value_or(std::string{}), r.threshold);
+    const std::string name = r.threshold.substr(r.threshold.rfind('.') + 1);
+    r.metric = (*rule)["metric"].value_or(name.rfind("min_", 0) == 0 ? name.substr(4) : name);
     out.push_back(std::move(r));
   }
   return out;
+}
+
+std::string home_profile(const LabConfig& config) {
+  return config.table()["calibration"]["home"].value_or(std::string{});
 }
 
 std::vector<Derived> derive(const LabConfig& config, const Measurement& home, const Measurement& here) {
@@ -60,15 +93,13 @@ std::vector<Derived> derive(const LabConfig& config, const Measurement& home, co
       d.value = *d.reference_here / margin;
       d.how = fmt::format("the reference here ({:.4g}) over the shipped margin ({:.2f})", *d.reference_here, margin);
     } else {
-      const bool fp32 = rule.bound == Bound::Fp32;
-      const double peak_home = fp32 ? home.fp32_tflops : home.copy_gbs, peak_here = fp32 ? here.fp32_tflops : here.copy_gbs;
+      const double peak_home = peak(home, rule.bound), peak_here = peak(here, rule.bound);
       if (!(peak_home > 0) || !(peak_here > 0))
-        throw std::invalid_argument(fmt::format("no {} measured for {}", fp32 ? "FP32 rate" : "copy bandwidth", rule.threshold));
+        throw std::invalid_argument(fmt::format("no {} measured for {}", peak_name(rule.bound), rule.threshold));
       const double gpu = peak_here / peak_home;
-      const double cpu = need(here.baseline_ms, rule.threshold, "baseline here") /
-                         need(home.baseline_ms, rule.threshold, "baseline at home");
+      const double cpu = cpu_ratio(home, here, rule.threshold);
       d.value = d.shipped * gpu * cpu;
-      d.how = fmt::format("shipped x {} ({:.2f}) x CPU baseline ({:.2f})", fp32 ? "FP32 rate" : "copy bandwidth", gpu, cpu);
+      d.how = fmt::format("shipped x {} ({:.2f}) x CPU baseline ({:.2f})", peak_name(rule.bound), gpu, cpu);
     }
     out.push_back(std::move(d));
   }

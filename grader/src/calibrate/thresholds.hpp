@@ -9,8 +9,9 @@
 //         here = reference here x (shipped / reference at home);
 //   - where it was not (a student's workbook), it follows the measured ceiling:
 //         here = shipped x (this GPU's peak / home's) x (this CPU's baseline time / home's),
-//     the peak being the FP32 rate or the copy bandwidth, whichever bounds the kernel: a speedup
-//     over the sequential baseline is the baseline's time over the kernel's;
+//     the peak being the FP32 rate, the copy bandwidth or the host-to-device bandwidth, whichever
+//     bounds the timed call: a speedup over the sequential baseline is the baseline's time over
+//     the call's;
 //   - a threshold that compares two kernels of one machine (tiled over naive, a share of the copy
 //     bandwidth) stays as shipped.
 //
@@ -27,25 +28,35 @@
 
 namespace grader::calibrate {
 
-enum class Bound { Fp32, Bandwidth, Fixed };
+// fp32: the SMs (arithmetic, shared memory and L1 scale with SM count x clock); bandwidth: device
+// memory; transfer: host-to-device copies from pageable memory (a whole program that moves its
+// input each call); fixed: a ratio between two timings of one machine.
+enum class Bound { Fp32, Bandwidth, Transfer, Fixed };
 
 struct Rule {
   std::string threshold;  // a dotted path in lab.toml: "exercises.naive.min_speedup"
   std::string judges;     // the timed case it judges, for the reader: "naive at performance.size"
+  std::string metric;     // the judged cases' metric it bounds: "speedup" for min_speedup
   Bound bound = Bound::Fixed;
 };
 
 // The [calibration] table: `"<threshold path>" = { judges = "...", bound = "fp32" | "bandwidth"
-// | "fixed" }`. Throws ConfigError for a rule whose threshold lab.toml does not have, or an
-// unknown bound.
+// | "transfer" | "fixed", metric = "..." }` (metric defaults to the threshold's name without its
+// "min_": min_speedup_2d bounds speedup_2d... unless given), and `home = "<profile>"`, the machine
+// the shipped values were set on. Throws ConfigError for a rule whose threshold lab.toml does not
+// have, or an unknown bound.
 std::vector<Rule> rules(const LabConfig& config);
+std::string home_profile(const LabConfig& config);  // "" when [calibration] names none
 
-// What one machine measured. `reference` and `baseline_ms` are keyed by threshold path: the
-// reference solution's value of the judged metric (a speedup), and the sequential baseline's time
-// of the judged case, in ms.
+// What one machine measured. `reference` is keyed by threshold path: the reference solution's
+// value of the judged metric (a speedup; the lowest of the cases the threshold judges).
+// `baseline_ms` holds sequential baselines' times in ms, keyed by what they measure (the
+// baseline cache's keys, or threshold paths): the CPU's speed is the geometric mean, over the keys
+// both machines have, of home's time over this one's.
 struct Measurement {
   double fp32_tflops = 0;  // the GPU's measured FP32 rate
-  double copy_gbs = 0;     // its measured copy bandwidth
+  double copy_gbs = 0;     // its measured copy bandwidth (bytes read and written)
+  double h2d_gbs = 0;      // host-to-device copies from pageable memory
   std::map<std::string, double> reference;
   std::map<std::string, double> baseline_ms;
 };
