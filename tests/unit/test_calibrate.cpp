@@ -1,18 +1,23 @@
 // Thresholds that follow the machine (grader/src/calibrate/thresholds.hpp), on simulated
-// machines: a GPU with a quarter of the H100's FP32 rate and a third of its bandwidth, CPUs
-// twice as fast and twice as slow. The home numbers are the H100 host's (docs/measurements/):
+// machines: a GPU with a quarter of the H100's FP32 rate and a third of its bandwidth (and of its
+// host-to-device bandwidth), CPUs twice as fast and twice as slow. The home numbers are the H100 host's (docs/measurements/):
 // kernel times and sequential baselines. A simulated machine runs each kernel slower by its
 // bound's factor and each baseline by the CPU's; on every one, with the reference measured there
 // or without it (the ceilings alone), the reference must pass with room to spare and a correct
 // but slow submission must fail.
+#include "calibrate/profile.hpp"
 #include "calibrate/thresholds.hpp"
 #include "grader/files.hpp"
 #include "grader/catch.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <unistd.h>
+#include <filesystem>
 #include <string>
 
 using grader::LabConfig;
+using grader::calibrate::Bound;
 using grader::calibrate::derive;
 using grader::calibrate::Measurement;
 
@@ -31,22 +36,26 @@ LabConfig lab(const std::string& name) {
 struct Case {
   std::string threshold;
   double reference_ms, slow_ms, baseline_ms;
-  bool fp32;  // else bandwidth
+  Bound bound;
 };
+constexpr Bound kFp32 = Bound::Fp32, kBandwidth = Bound::Bandwidth, kTransfer = Bound::Transfer;
 
 struct Machine {
-  double fp32, bandwidth, cpu;  // rates relative to home: 0.25 = a quarter; cpu 2 = twice as fast
+  double fp32, bandwidth, h2d, cpu;  // rates relative to home: 0.25 = a quarter; cpu 2 = twice as fast
 };
 
-const Machine kHome{1, 1, 1};
+const Machine kHome{1, 1, 1, 1};
 const Measurement home_peaks() {
   Measurement m;
   m.fp32_tflops = 60.0;  // an H100 SXM's FP32 FMA rate, about
   m.copy_gbs = 2700.0;
+  m.h2d_gbs = 12.0;      // pageable memory over PCIe
   return m;
 }
 
-double time_on(const Case& c, double home_ms, const Machine& m) { return home_ms / (c.fp32 ? m.fp32 : m.bandwidth); }
+double time_on(const Case& c, double home_ms, const Machine& m) {
+  return home_ms / (c.bound == kFp32 ? m.fp32 : c.bound == kBandwidth ? m.bandwidth : m.h2d);
+}
 double speedup_on(const Case& c, double home_ms, const Machine& m) {
   return (c.baseline_ms / m.cpu) / time_on(c, home_ms, m);
 }
@@ -55,6 +64,7 @@ Measurement measure(const std::vector<Case>& cases, const Machine& m, bool with_
   Measurement out = home_peaks();
   out.fp32_tflops *= m.fp32;
   out.copy_gbs *= m.bandwidth;
+  out.h2d_gbs *= m.h2d;
   for (const auto& c : cases) {
     out.baseline_ms[c.threshold] = c.baseline_ms / m.cpu;
     if (with_reference) out.reference[c.threshold] = speedup_on(c, c.reference_ms, m);
@@ -65,13 +75,13 @@ Measurement measure(const std::vector<Case>& cases, const Machine& m, bool with_
 void check_lab(const std::string& name, const std::vector<Case>& cases) {
   const LabConfig config = lab(name);
   const Measurement home = measure(cases, kHome, true);
-  for (const Machine& m : {Machine{0.25, 1.0 / 3, 2.0}, Machine{0.25, 1.0 / 3, 0.5}, Machine{1, 1, 2.0},
-                           Machine{0.25, 1.0 / 3, 1.0}}) {
+  for (const Machine& m : {Machine{0.25, 1.0 / 3, 1.0 / 3, 2.0}, Machine{0.25, 1.0 / 3, 1.0 / 3, 0.5},
+                           Machine{1, 1, 1, 2.0}, Machine{0.25, 1.0 / 3, 1.0 / 3, 1.0}}) {
     for (bool with_reference : {true, false}) {
       const auto derived = derive(config, home, measure(cases, m, with_reference));
       for (const auto& c : cases) {
         INFO(name << " " << c.threshold << " on a GPU at " << m.fp32 << " FP32, " << m.bandwidth
-                  << " bandwidth, CPU x" << m.cpu << (with_reference ? ", reference measured" : ", ceilings only"));
+                  << " bandwidth, " << m.h2d << " host-to-device, CPU x" << m.cpu << (with_reference ? ", reference measured" : ", ceilings only"));
         const auto it = std::find_if(derived.begin(), derived.end(), [&](const auto& d) { return d.threshold == c.threshold; });
         REQUIRE(it != derived.end());
         INFO("threshold " << it->value << " (" << it->how << ")");
@@ -90,21 +100,21 @@ TEST_CASE("calibration: matmul-tiled's thresholds follow the machine", "[calibra
   // naive 0.4425 ms and tiled (the slower tile width) 0.2974 ms at 1024^3 over a 6050.8 ms
   // baseline; the slow submissions: naive with 4 x 4 blocks (3.4 times slower, the realcode
   // shapes' worst) and tiled that launches the naive kernel.
-  check_lab("matmul-tiled", {{"exercises.naive.min_speedup", 0.4425, 1.5, 6050.8, true},
-                             {"exercises.tiled.min_speedup", 0.2974, 0.4425, 6050.8, true}});
+  check_lab("matmul-tiled", {{"exercises.naive.min_speedup", 0.4425, 1.5, 6050.8, kFp32},
+                             {"exercises.tiled.min_speedup", 0.2974, 0.4425, 6050.8, kFp32}});
 }
 
 TEST_CASE("calibration: coalescing's thresholds follow the machine", "[calibrate]") {
   // add_x_cols 0.083 ms over a 19.8 ms sequential add; add_x_rows submitted as add_x_cols,
   // 0.318 ms. transpose_padded 0.052 ms over 169 ms; transpose_naive as padded, 0.292 ms.
   // The lenient ones (10x) are there to catch a broken kernel only.
-  check_lab("coalescing", {{"exercises.add_x_cols.min_speedup", 0.083, 0.318, 19.8, false},
-                           {"exercises.add_x_rows.min_speedup", 0.318, 0, 19.8, false},
-                           {"exercises.add_per_row.min_speedup", 0.574, 0, 19.8, false},
-                           {"exercises.add_per_column.min_speedup", 0.475, 0, 19.8, false},
-                           {"exercises.transpose_naive.min_speedup", 0.292, 0, 169.3, false},
-                           {"exercises.transpose_tiled.min_speedup", 0.085, 0, 169.3, false},
-                           {"exercises.transpose_padded.min_speedup", 0.052, 0.292, 169.3, false}});
+  check_lab("coalescing", {{"exercises.add_x_cols.min_speedup", 0.083, 0.318, 19.8, kBandwidth},
+                           {"exercises.add_x_rows.min_speedup", 0.318, 0, 19.8, kBandwidth},
+                           {"exercises.add_per_row.min_speedup", 0.574, 0, 19.8, kBandwidth},
+                           {"exercises.add_per_column.min_speedup", 0.475, 0, 19.8, kBandwidth},
+                           {"exercises.transpose_naive.min_speedup", 0.292, 0, 169.3, kBandwidth},
+                           {"exercises.transpose_tiled.min_speedup", 0.085, 0, 169.3, kBandwidth},
+                           {"exercises.transpose_padded.min_speedup", 0.052, 0.292, 169.3, kBandwidth}});
 }
 
 TEST_CASE("calibration: granularity's thresholds follow the machine", "[calibrate]") {
@@ -113,9 +123,9 @@ TEST_CASE("calibration: granularity's thresholds follow the machine", "[calibrat
   // (0.2665 ms). (register_1d submitted as register_2d clears register_2d's speedup and is
   // caught by min_speedup_over_tiled, a fixed ratio.) Coarsening gains little on the H100: its
   // threshold only catches a broken kernel.
-  check_lab("granularity", {{"exercises.coarsened.min_speedup", 0.206, 0, 4815, true},
-                            {"exercises.register_1d.min_speedup", 0.129, 0.2665, 4815, true},
-                            {"exercises.register_2d.min_speedup", 0.107, 0.2665, 4815, true}});
+  check_lab("granularity", {{"exercises.coarsened.min_speedup", 0.206, 0, 4815, kFp32},
+                            {"exercises.register_1d.min_speedup", 0.129, 0.2665, 4815, kFp32},
+                            {"exercises.register_2d.min_speedup", 0.107, 0.2665, 4815, kFp32}});
 }
 
 TEST_CASE("calibration: fixed thresholds stay as shipped; missing measurements and bad rules are named",
@@ -157,4 +167,134 @@ TEST_CASE("calibration: fixed thresholds stay as shipped; missing measurements a
         std::string::npos);
   CHECK(rule_error("\"exercises.naive.min_speedup\" = { bound = \"memory\" }").find("bound must be") !=
         std::string::npos);
+}
+
+TEST_CASE("calibration: kmeans' thresholds follow the machine", "[calibrate]") {
+  // The reference's whole programs on the H100 (a student release's checks, 2026-11-25), over
+  // sequential baselines of 5113 ms ({256,2,16,10}) and 4250 ms ({256,16,16,10}); most of each
+  // call is the copy of 256 MB of objects from the host. The slow submission: all_gpu submitted
+  // as all_gpu_privatized (178.4 and 66.2 ms).
+  check_lab("kmeans", {{"exercises.naive.min_speedup_2d", 512.5, 0, 5113, kTransfer},
+                       {"exercises.naive.min_speedup_16d", 327.3, 0, 4250, kTransfer},
+                       {"exercises.transpose.min_speedup_2d", 515.8, 0, 5113, kTransfer},
+                       {"exercises.transpose.min_speedup_16d", 330.4, 0, 4250, kTransfer},
+                       {"exercises.shared.min_speedup_2d", 513.9, 0, 5113, kTransfer},
+                       {"exercises.shared.min_speedup_16d", 313.1, 0, 4250, kTransfer},
+                       {"exercises.all_gpu.min_speedup_2d", 178.4, 0, 5113, kTransfer},
+                       {"exercises.all_gpu.min_speedup_16d", 66.2, 0, 4250, kTransfer},
+                       {"exercises.all_gpu_privatized.min_speedup_2d", 36.8, 178.4, 5113, kTransfer},
+                       {"exercises.all_gpu_privatized.min_speedup_16d", 34.0, 66.2, 4250, kTransfer}});
+}
+
+TEST_CASE("calibration: particle-storm's thresholds follow the machine", "[calibrate]") {
+  // lab.toml's second H100 host: the update of one storm 0.625 ms over an 11.2 s sequential
+  // update; whole programs over a 22.5 s sequential program: Ref1 7.75 ms (the Ref1 tier's
+  // threshold holds for the slower of its row and the reference's: Ref1's), the reference
+  // 1.99 ms. The slow submission: Ref1's update submitted as the fast one, the whole program then
+  // Ref1's (7.75 ms), which must miss the Ref2 tier.
+  check_lab("particle-storm", {{"exercises.update.min_speedup", 0.625, 0, 11200, kFp32},
+                               {"exercises.resident.min_speedup_ref1", 7.75, 0, 22500, kFp32},
+                               {"exercises.resident.min_speedup_ref2", 1.99, 7.75, 22500, kFp32}});
+}
+
+TEST_CASE("calibration: the CPU's speed from the sequential baselines both machines measured", "[calibrate]") {
+  // Keyed by what they measure (the baseline cache's keys), not by threshold: the geometric mean
+  // of this machine's times over home's, over the keys both have.
+  const LabConfig config = lab("matmul-tiled");
+  Measurement home = home_peaks(), here = home_peaks();
+  home.baseline_ms = {{"matmul-tiled/sequential/1024x1024x1024", 6000}, {"matmul-tiled/other", 100}};
+  here.baseline_ms = {{"matmul-tiled/sequential/1024x1024x1024", 24000}, {"matmul-tiled/other", 100},
+                      {"matmul-tiled/only-here", 1}};
+  const auto derived = derive(config, home, here);
+  CHECK(derived[0].value == Approx(6500 * 2));  // sqrt(4 x 1): twice as slow
+  CHECK(derived[0].how.find("CPU baseline (2.00)") != std::string::npos);
+}
+
+TEST_CASE("calibration: the reference's value of a threshold is the lowest of the timed cases it judged",
+          "[calibrate]") {
+  const auto rules = grader::calibrate::rules(lab("kmeans"));
+  CHECK(std::none_of(rules.begin(), rules.end(), [](const auto& r) { return r.threshold == "home"; }));
+  CHECK(grader::calibrate::home_profile(lab("kmeans")) == "h100");
+  const auto rule = std::find_if(rules.begin(), rules.end(),
+                                 [](const auto& r) { return r.threshold == "exercises.all_gpu.min_speedup_2d"; });
+  REQUIRE(rule != rules.end());
+  CHECK(rule->metric == "speedup");  // stated: min_speedup_2d's metric is each configuration's speedup
+  CHECK(grader::calibrate::rules(lab("matmul-tiled"))[0].metric == "speedup");  // min_speedup -> speedup
+
+  const auto timed = [](const std::string& threshold, double speedup, grader::Outcome outcome) {
+    grader::CaseResult c;
+    c.exercise = "all_gpu";
+    c.kind = "performance";
+    c.outcome = outcome;
+    c.metrics = {{"speedup", speedup}, {"median_ms", 1.0}};
+    c.thresholds = {threshold};
+    return c;
+  };
+  const std::vector<grader::CaseResult> cases = {
+      timed("exercises.all_gpu.min_speedup_2d", 30, grader::Outcome::Passed),
+      timed("exercises.all_gpu.min_speedup_2d", 25, grader::Outcome::TooSlow),  // still a measurement
+      timed("exercises.all_gpu.min_speedup_2d", 5, grader::Outcome::Incorrect), // not a timing of a right answer
+      timed("exercises.all_gpu.min_speedup_16d", 60, grader::Outcome::Passed),
+      timed("exercises.all_gpu_privatized.min_speedup_over_all_gpu", 2, grader::Outcome::Passed)};  // fixed
+  const auto values = grader::calibrate::reference_values(rules, cases);
+  CHECK(values.at("exercises.all_gpu.min_speedup_2d") == 25);
+  CHECK(values.at("exercises.all_gpu.min_speedup_16d") == 60);
+  CHECK(values.count("exercises.all_gpu_privatized.min_speedup_over_all_gpu") == 0);
+  CHECK(values.count("exercises.naive.min_speedup_2d") == 0);  // not timed: no value
+  // The thresholds a case was judged by travel through the results file.
+  const auto back = grader::case_from_json(grader::to_json(cases[0]));
+  CHECK(back.thresholds == cases[0].thresholds);
+  CHECK(grader::to_json(grader::CaseResult{}).contains("thresholds") == false);
+}
+
+TEST_CASE("machine profiles: written, read back, found for the same machine only", "[calibrate]") {
+  namespace fs = std::filesystem;
+  using grader::calibrate::Profile;
+  const fs::path root = fs::temp_directory_path() / ("workbook-profiles-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  Profile p;
+  p.machine = {"NVIDIA H100 80GB HBM3", 132, "9.0", "13.0", "13.0", "Intel(R) Xeon(R) Platinum 8480+"};
+  CHECK(p.machine.name() == "nvidia-h100-80gb-hbm3-132sm-cuda13-0-intel-r-xeon-r-platinum-8480");
+  p.name = "h100";
+  p.dir = root / "source" / "grader" / "profiles" / "h100";
+  p.calibrated = "2026-11-25T23:00:00Z";
+  p.peaks = home_peaks();
+  p.labs["matmul-tiled"].reference["exercises.naive.min_speedup"] = 10138;
+  p.labs["matmul-tiled"].baseline_ms["matmul-tiled/sequential/1024x1024x1024"] = 4415.5;
+  grader::calibrate::save_profile(p);
+
+  const auto back = grader::calibrate::load_profile(p.dir);
+  REQUIRE(back);
+  CHECK(back->name == "h100");
+  CHECK(back->machine.same_as(p.machine));
+  CHECK(back->calibrated == p.calibrated);
+  const Measurement m = back->of_lab("matmul-tiled");
+  CHECK(m.fp32_tflops == 60);
+  CHECK(m.h2d_gbs == 12);
+  CHECK(m.reference.at("exercises.naive.min_speedup") == 10138);
+  CHECK(m.baseline_ms.at("matmul-tiled/sequential/1024x1024x1024") == 4415.5);
+  CHECK(back->of_lab("kmeans").reference.empty());
+
+  // Found among the shipped profiles for the same machine (the driver's version aside), not for
+  // another GPU, SM count, CUDA version or CPU.
+  ::setenv("WORKBOOK_CACHE_DIR", (root / "cache").c_str(), 1);
+  auto same = p.machine;
+  same.driver = "13.1";
+  CHECK(grader::calibrate::find_profile(same, root / "source")->name == "h100");
+  std::vector<grader::calibrate::Machine> others(4, p.machine);
+  others[0].gpu = "NVIDIA H200";
+  others[1].sms = 114;
+  others[2].cuda = "12.6";
+  others[3].cpu = "AMD EPYC 9654";
+  for (const auto& other : others) CHECK_FALSE(grader::calibrate::find_profile(other, root / "source"));
+  // This machine's own profile, calibrated here, comes first.
+  Profile own = p;
+  own.dir = grader::calibrate::local_profiles_dir() / p.machine.name();
+  own.labs["matmul-tiled"].reference["exercises.naive.min_speedup"] = 9000;
+  grader::calibrate::save_profile(own);
+  const auto found = grader::calibrate::find_profile(p.machine, root / "source");
+  CHECK(found->name == p.machine.name());
+  CHECK(found->of_lab("matmul-tiled").reference.at("exercises.naive.min_speedup") == 9000);
+  ::unsetenv("WORKBOOK_CACHE_DIR");
+  fs::remove_all(root);
 }

@@ -78,6 +78,25 @@ std::string home_profile(const LabConfig& config) {
   return config.table()["calibration"]["home"].value_or(std::string{});
 }
 
+// The reference's value of each rule's metric: the lowest over the timed cases the threshold
+// judged (a threshold "for each tile width" holds for the slower one).
+std::map<std::string, double> reference_values(const std::vector<Rule>& rules, const std::vector<CaseResult>& cases) {
+  std::map<std::string, double> out;
+  for (const Rule& rule : rules) {
+    if (rule.bound == Bound::Fixed) continue;
+    for (const CaseResult& c : cases) {
+      if (c.outcome != Outcome::Passed && c.outcome != Outcome::TooSlow) continue;
+      if (std::find(c.thresholds.begin(), c.thresholds.end(), rule.threshold) == c.thresholds.end()) continue;
+      const auto metric = c.metrics.find(rule.metric);
+      if (metric == c.metrics.end() || !metric->is_number()) continue;
+      const double v = metric->get<double>();
+      const auto it = out.find(rule.threshold);
+      if (it == out.end() || v < it->second) out[rule.threshold] = v;
+    }
+  }
+  return out;
+}
+
 std::vector<Derived> derive(const LabConfig& config, const Measurement& home, const Measurement& here) {
   std::vector<Derived> out;
   for (const Rule& rule : rules(config)) {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include "grader/lab_config.hpp"
+#include "grader/results.hpp"
 
 #include <map>
 #include <optional>
@@ -60,6 +61,11 @@ struct Measurement {
   std::map<std::string, double> reference;
   std::map<std::string, double> baseline_ms;
 };
+
+// The reference's value of each rule's metric in a run of its timed cases: the lowest over the
+// cases that recorded the rule's threshold (CaseResult::thresholds) and were timed (passed or too
+// slow). A threshold "for each tile width" holds for the slower one. Fixed rules are left out.
+std::map<std::string, double> reference_values(const std::vector<Rule>& rules, const std::vector<CaseResult>& cases);
 
 struct Derived {
   std::string threshold;
