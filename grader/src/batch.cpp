@@ -354,6 +354,7 @@ void Batch::record(const StudentResult& r) {
 }
 
 void Batch::write_gradebook() {
+  if (o_.task()) return;  // the submitting grader writes the class's files, from every task's
   std::vector<StudentResult> all;
   for (const auto& [id, r] : results_) all.push_back(r);
   write_atomically(o_.out / "gradebook.csv", gradebook_csv(config_, all));
@@ -385,8 +386,17 @@ int Batch::run() {
     }
   }
   std::vector<std::string> skipped;
-  const auto submissions = discover_submissions(o_.submissions, &skipped);
-  for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
+  auto submissions = discover_submissions(o_.submissions, &skipped);
+  if (o_.task()) {
+    submissions.erase(std::remove_if(submissions.begin(), submissions.end(),
+                                     [&](const Submission& s) {
+                                       return std::find(o_.task_students.begin(), o_.task_students.end(),
+                                                        s.student) == o_.task_students.end();
+                                     }),
+                      submissions.end());
+  } else {
+    for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
+  }
   work_ = fs::absolute(o_.out) / "work";
   students_dir_ = fs::absolute(o_.out) / "students";
   fs::create_directories(work_);
@@ -401,7 +411,7 @@ int Batch::run() {
   if (o_.seed) seed_ = *o_.seed;
   else if (has_previous) seed_ = previous["seed"].get<std::uint64_t>();
   else seed_ = workbook::fresh_seed();
-  if (has_previous && previous["seed"].get<std::uint64_t>() != seed_ && !o_.regrade_all &&
+  if (!o_.task() && has_previous && previous["seed"].get<std::uint64_t>() != seed_ && !o_.regrade_all &&
       !fs::is_empty(students_dir_))
     throw std::runtime_error(fmt::format("{} was graded with seed {}: grading the rest with seed {} would give "
                                          "students different inputs. Use that seed, or --regrade-all.",
@@ -410,7 +420,7 @@ int Batch::run() {
   sandbox_ = Sandbox::detect(o_.sandbox);
   std::string why_no_gpu;
   device_ = workbook::device_count(&why_no_gpu) > 0 ? workbook::query_device(0).name : "";
-  write_atomically(meta, run_info().dump(2) + "\n");
+  if (!o_.task()) write_atomically(meta, run_info().dump(2) + "\n");
   std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", submissions.size(), config_.name(), seed_)
             << "GPU: " << (device_.empty() ? "none (" + why_no_gpu + "): runs will report 'no GPU'" : device_) << '\n'
             << "protection: " << sandbox_.describe() << '\n';
@@ -460,23 +470,30 @@ int Batch::run() {
                  "phase\n";
   } else if (!device_.empty() && total_ > 0) {
     std::cerr << "calibrating: the reference solution's timed cases (measures the sequential baseline once) ...\n";
-    ProcessOptions build_reference;
-    build_reference.argv = {paths_.cmake.string(), "--build", paths_.build_root.string(), "--target",
-                            paths_.test_program(config_.name(), true).filename().string()};
-    build_reference.output_file = o_.out / "calibration-build.log";
-    build_reference.cancel = &g_interrupted;
-    if (!run_process(build_reference).ok())
-      std::cerr << "warning: could not build the reference solution (see " << (o_.out / "calibration-build.log").string()
-                << "): each submission's timed phase will measure the baseline itself\n";
+    // A Slurm task's reference is built by the grader that submitted it (builds in one tree at
+    // once from several nodes would collide); its logs are its own.
+    const fs::path log_dir = o_.task() ? o_.out / "slurm" / "logs" : o_.out;
+    const std::string log_prefix = o_.task() ? o_.task_name + "-" : "";
+    if (!o_.task()) {
+      ProcessOptions build_reference;
+      build_reference.argv = {paths_.cmake.string(), "--build", paths_.build_root.string(), "--target",
+                              paths_.test_program(config_.name(), true).filename().string()};
+      build_reference.output_file = o_.out / "calibration-build.log";
+      build_reference.cancel = &g_interrupted;
+      if (!run_process(build_reference).ok())
+        std::cerr << "warning: could not build the reference solution (see " << (o_.out / "calibration-build.log").string()
+                  << "): each submission's timed phase will measure the baseline itself\n";
+    }
     ProcessOptions calibrate;
     calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[performance]"};
     calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}, {"WORKBOOK_OVERRIDES", overrides_env()}};
-    calibrate.output_file = o_.out / "calibration.log";
+    fs::create_directories(log_dir);
+    calibrate.output_file = log_dir / (log_prefix + "calibration.log");
     calibrate.timeout_s = config_.timeout_s();
     calibrate.cancel = &g_interrupted;
     const auto c = run_process(calibrate);
     if (!c.ok()) std::cerr << "warning: the reference solution's timed cases " << c.describe() << " (see "
-                           << (o_.out / "calibration.log").string() << ")\n";
+                           << (log_dir / (log_prefix + "calibration.log")).string() << ")\n";
   }
 
   std::mutex queue_mutex;
@@ -532,9 +549,12 @@ int Batch::run() {
                              done_, total_, format_duration(elapsed));
     return 130;
   }
-  std::cerr << fmt::format("\ngraded {} submissions in {}: {}\n", total_, format_duration(elapsed), summary)
-            << "results: " << (o_.out / "gradebook.csv").string() << ", " << (o_.out / "results.json").string()
-            << ", feedback/, gradescope/\n";
+  std::cerr << fmt::format("\ngraded {} submissions in {}: {}\n", total_, format_duration(elapsed), summary);
+  if (o_.task())
+    std::cerr << "results: " << students_dir_.string() << " (the grader that submitted this task merges them)\n";
+  else
+    std::cerr << "results: " << (o_.out / "gradebook.csv").string() << ", " << (o_.out / "results.json").string()
+              << ", feedback/, gradescope/\n";
   return 0;
 }
 

@@ -53,6 +53,13 @@ struct BatchOptions {
   int max_processes = 64;
   bool sandbox = true;            // false: --no-sandbox (only the process limits)
   std::string thresholds_note;    // where the thresholds come from (calibrate/calibrate.hpp), for reports
+  // One task of a Slurm job array (slurm/slurm_batch.hpp): grade only these students, each into
+  // its own files (students/, feedback/, gradescope/), and leave the files of the whole class
+  // (batch.json, gradebook.csv, results.json) to the submitting grader, which merges at the end.
+  // The reference test program is built by then: not built again. `task_name` names its logs.
+  std::vector<std::string> task_students;
+  std::string task_name;
+  bool task() const { return !task_name.empty(); }
 };
 
 int run_batch(const Paths& paths, const BatchOptions& options);

@@ -18,6 +18,7 @@
 #include "leaderboard_run.hpp"
 #include "release/release.hpp"
 #include "release/starters.hpp"
+#include "slurm/slurm_batch.hpp"
 
 #include "grader/lab_config.hpp"
 #include "workbook/device_query.hpp"
@@ -162,6 +163,19 @@ int main(int argc, char** argv) {
   batch->add_option("--max-processes", batch_opts.max_processes, "Processes a submission's run may have")->capture_default_str();
   bool no_sandbox = false;
   batch->add_flag("--no-sandbox", no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
+  bool batch_slurm = false;
+  grader::slurm::SlurmOptions slurm_opts;
+  std::string slurm_task;
+  batch->add_flag("--slurm", batch_slurm, "Grade as a Slurm job array on the cluster's GPU nodes (sbatch), then merge");
+  batch->add_option("--partition", slurm_opts.partition, "With --slurm: the partition (default: the cluster's)");
+  batch->add_option("--gres", slurm_opts.gres, "With --slurm: each task's generic resources")->capture_default_str();
+  batch->add_option("--max-parallel", slurm_opts.max_parallel, "With --slurm: tasks running at once (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  batch->add_option("--per-task", slurm_opts.per_task, "With --slurm: submissions graded by one task")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  batch->add_option("--sbatch-arg", slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=1:00:00")
+      ->allow_extra_args(false);
+  batch->add_option("--slurm-task", slurm_task, "(internal) one array task: <tasks.json>:<index>")->group("");
 
   grader::LeaderboardOptions lb_opts;
   double lb_timeout = 0;
@@ -256,6 +270,15 @@ int main(int argc, char** argv) {
       if (run_timeout > 0) batch_opts.run_timeout_s = run_timeout;
       batch_opts.memory_bytes = static_cast<std::size_t>(memory_gib * (1ull << 30));
       batch_opts.sandbox = !no_sandbox;
+      if (!slurm_task.empty()) {
+        batch_opts.task_students = grader::slurm::task_students(slurm_task);
+        const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
+        batch_opts.task_name = fmt::format("{}_{}", job ? job : "task", slurm_task.substr(slurm_task.rfind(':') + 1));
+      }
+      if (batch_slurm) {
+        if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S")) slurm_opts.poll_s = std::atof(poll);
+        return grader::slurm::run_batch_slurm(paths, batch_opts, slurm_opts);
+      }
       return grader::run_batch(paths, batch_opts);
     }
     if (lb->parsed()) {

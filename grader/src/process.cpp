@@ -8,6 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <sstream>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -465,6 +468,16 @@ ProcessResult run_process(const ProcessOptions& options) {
 bool kernel_process_cap_available() {
   if (::geteuid() != 0) return true;
   return PidsCgroup::create(64) != nullptr;  // made and removed again
+}
+
+std::string find_in_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::filesystem::path candidate = std::filesystem::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
 }
 
 std::string tail_of_file(const std::filesystem::path& path, std::size_t max_bytes) {

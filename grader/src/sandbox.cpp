@@ -12,16 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string find_in_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const fs::path candidate = fs::path(dir) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return {};
-}
-
 bool runs(const std::vector<std::string>& argv) {
   ProcessOptions o;
   o.argv = argv;

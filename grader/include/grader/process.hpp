@@ -72,4 +72,7 @@ bool kernel_process_cap_available();
 // The last `max_bytes` of a file (for showing a log's end), starting at a line boundary.
 std::string tail_of_file(const std::filesystem::path& path, std::size_t max_bytes);
 
+// The program `name` as found in PATH ("" when it is not there).
+std::string find_in_path(const std::string& name);
+
 }  // namespace grader
