@@ -94,7 +94,9 @@ std::optional<std::map<std::string, int>> queue_states(const std::string& job) {
 // where the cluster keeps no accounting.
 std::map<int, std::string> final_states(const std::string& job) {
   std::map<int, std::string> out;
-  const Command c = run_command({"sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State"});
+  Command c = run_command({"sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State"});
+  // Without an accounting database (slurmdbd), only the job-completion log answers (-c).
+  if (c.status != 0 || c.out.empty()) c = run_command({"sacct", "-c", "-n", "-P", "-j", job, "-o", "JobID,State"});
   if (c.status != 0) return out;
   std::istringstream lines(c.out);
   for (std::string line; std::getline(lines, line);) {

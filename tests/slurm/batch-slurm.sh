@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `grader batch --slurm` against a real one-node Slurm cluster (cluster.sh), as a CTest test:
+#   tests/slurm/batch-slurm.sh <grader> <reference matmul.cu> <starter matmul.cu> <work-dir>
+# Five matmul-tiled submissions (the reference twice, the starter, one that does not compile, one
+# with no file) are graded twice: by a local `grader batch` and through the job array, with the
+# same seed. The two gradebooks must be equal row for row (on a machine without a GPU the runs
+# say 'no GPU'; build failures and missing files are named all the same). Then a run through
+# Slurm, one task at a time, is stopped and its job cancelled after the first task: run again,
+# it grades only the rest, and its gradebook is the same again.
+# Prints "SKIPPED: ..." (CTest: skipped) where Slurm is not installed or its cluster cannot start.
+set -uo pipefail
+grader=$1 reference=$2 starter=$3 work=$4
+here=$(cd "$(dirname "$0")" && pwd)
+for tool in slurmctld slurmd munged sbatch squeue scancel; do
+  command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] ||
+    { echo "SKIPPED: $tool is not installed here (Debian: apt-get install slurm-wlm munge)"; exit 0; }
+done
+rm -rf "$work"; mkdir -p "$work"
+cluster="$work/cluster"
+if ! exports=$("$here/cluster.sh" start "$cluster" 2>"$work/cluster.log"); then
+  echo "SKIPPED: the one-node Slurm cluster did not start:"; tail -5 "$work/cluster.log"; exit 0
+fi
+eval "$exports"
+trap '"$here/cluster.sh" stop "$cluster" >/dev/null 2>&1' EXIT
+export WORKBOOK_SLURM_POLL_S=1
+fail() { echo "FAILED: $*"; exit 1; }
+
+subs="$work/submissions"
+mkdir -p "$subs"/{good,good-copy,starter,broken,missing}
+cp "$reference" "$subs/good/matmul.cu"; cp "$reference" "$subs/good-copy/matmul.cu"; cp "$starter" "$subs/starter/matmul.cu"
+{ cat "$reference"; printf 'int one_more = 1  // a missing semicolon\nint and_another = 2;\n'; } > "$subs/broken/matmul.cu"
+
+"$grader" batch matmul-tiled "$subs" -o "$work/local" --seed 4242 --timeout 120 >"$work/local.log" 2>&1 ||
+  fail "local grader batch exited with $? ($(tail -3 "$work/local.log"))"
+start=$EPOCHREALTIME
+"$grader" batch matmul-tiled "$subs" -o "$work/slurm" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+  >"$work/slurm.log" 2>&1 || fail "grader batch --slurm exited with $?: $(tail -5 "$work/slurm.log")"
+seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+cat "$work/slurm.log"
+diff "$work/local/gradebook.csv" "$work/slurm/gradebook.csv" ||
+  fail "the gradebook through Slurm differs from the local one (above)"
+grep -q '^broken,.*build failed' "$work/slurm/gradebook.csv" || fail "broken is not 'build failed'"
+grep -q '^missing,.*missing file' "$work/slurm/gradebook.csv" || fail "missing is not 'missing file'"
+grep -q 'submitted job [0-9]*: 3 task(s)' "$work/slurm.log" || fail "not one array of 3 tasks"
+echo "through Slurm: 5 submissions in 3 tasks in ${seconds} s, gradebook equal to the local one"
+
+# Stopped after the first of three tasks (one at a time), its job cancelled; the next run grades
+# only what is left.
+"$grader" batch matmul-tiled "$subs" -o "$work/resume" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+  --max-parallel 1 >"$work/resume-1.log" 2>&1 &
+submitter=$!
+for _ in $(seq 1 300); do
+  [ "$(ls "$work/resume/students" 2>/dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.5
+done
+kill -TERM "$submitter"; wait "$submitter"; status=$?
+[ "$status" -eq 130 ] || fail "the interrupted submitter exited with $status, not 130: $(tail -3 "$work/resume-1.log")"
+job=$(sed -n 's/.*"job":"\([0-9]*\)".*/\1/p' "$work/resume/slurm/active.json")
+[ -n "$job" ] || fail "no active job recorded"
+scancel "$job"
+for _ in $(seq 1 60); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.5; done
+graded=$(ls "$work/resume/students" | wc -l)
+"$grader" batch matmul-tiled "$subs" -o "$work/resume" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+  >"$work/resume-2.log" 2>&1 || fail "the resumed run exited with $?: $(tail -5 "$work/resume-2.log")"
+left=$((5 - graded))
+grep -q "$left to grade, $graded already graded" "$work/resume-2.log" ||
+  fail "the resumed run did not grade only the $left left: $(grep 'to grade' "$work/resume-2.log")"
+diff "$work/local/gradebook.csv" "$work/resume/gradebook.csv" || fail "the resumed gradebook differs from the local one"
+echo "stopped after $graded of 5 and cancelled (job $job); resumed: graded only the $left left, gradebook equal"
