@@ -16,12 +16,12 @@ for tool in slurmctld slurmd munged sbatch squeue scancel; do
     { echo "SKIPPED: $tool is not installed here (Debian: apt-get install slurm-wlm munge)"; exit 0; }
 done
 rm -rf "$work"; mkdir -p "$work"
-cluster="$work/cluster"
+cluster=$(mktemp -d /tmp/wbslurm.XXXXXX)  # short: the daemons' socket paths must stay under ~100 characters
 if ! exports=$("$here/cluster.sh" start "$cluster" 2>"$work/cluster.log"); then
   echo "SKIPPED: the one-node Slurm cluster did not start:"; tail -5 "$work/cluster.log"; exit 0
 fi
 eval "$exports"
-trap '"$here/cluster.sh" stop "$cluster" >/dev/null 2>&1' EXIT
+trap '"$here/cluster.sh" stop "$cluster" >/dev/null 2>&1; rm -rf "$cluster"' EXIT
 export WORKBOOK_SLURM_POLL_S=1
 fail() { echo "FAILED: $*"; exit 1; }
 
@@ -67,3 +67,21 @@ grep -q "$left to grade, $graded already graded" "$work/resume-2.log" ||
   fail "the resumed run did not grade only the $left left: $(grep 'to grade' "$work/resume-2.log")"
 diff "$work/local/gradebook.csv" "$work/resume/gradebook.csv" || fail "the resumed gradebook differs from the local one"
 echo "stopped after $graded of 5 and cancelled (job $job); resumed: graded only the $left left, gradebook equal"
+
+# A task that Slurm ends before it grades (cancelled here while pending, as a node failure or a
+# preemption would end it) is retried once, and the class is graded all the same.
+"$grader" batch matmul-tiled "$subs" -o "$work/retry" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+  --max-parallel 1 >"$work/retry.log" 2>&1 &
+submitter=$!
+job=""
+for _ in $(seq 1 120); do
+  job=$(sed -n 's/.*"job":"\([0-9]*\)".*/\1/p' "$work/retry/slurm/active.json" 2>/dev/null)
+  [ -n "$job" ] && break
+  sleep 0.5
+done
+[ -n "$job" ] || fail "no job was submitted: $(tail -3 "$work/retry.log")"
+scancel "${job}_2"
+wait "$submitter" || fail "grader batch --slurm exited with $? after a cancelled task: $(tail -5 "$work/retry.log")"
+grep -q "retrying 1 task(s) once: 2" "$work/retry.log" || fail "the cancelled task was not retried: $(cat "$work/retry.log")"
+diff "$work/local/gradebook.csv" "$work/retry/gradebook.csv" || fail "the gradebook after a retry differs from the local one"
+echo "task 2 of job $job cancelled before it ran: retried once, gradebook equal"

@@ -90,10 +90,21 @@ std::optional<std::map<std::string, int>> queue_states(const std::string& job) {
   return states;
 }
 
-// Final state of each array task (index -> "COMPLETED", "NODE_FAIL", ...), from sacct; empty
-// where the cluster keeps no accounting.
+// Final state of each array task (index -> "COMPLETED", "NODE_FAIL", ...): from squeue, which
+// keeps ended jobs for the cluster's MinJobAge, else from sacct; empty where neither knows.
 std::map<int, std::string> final_states(const std::string& job) {
   std::map<int, std::string> out;
+  const Command q = run_command({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%K %T"});
+  if (q.status == 0) {
+    std::istringstream lines(q.out);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream words(line);
+      int index = -1;
+      std::string state;
+      if (words >> index >> state) out[index] = state;
+    }
+    if (!out.empty()) return out;
+  }
   Command c = run_command({"sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State"});
   // Without an accounting database (slurmdbd), only the job-completion log answers (-c).
   if (c.status != 0 || c.out.empty()) c = run_command({"sacct", "-c", "-n", "-P", "-j", job, "-o", "JobID,State"});
