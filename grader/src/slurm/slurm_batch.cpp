@@ -1,62 +1,26 @@
 #include "slurm/slurm_batch.hpp"
 
+#include "slurm/jobs.hpp"
+
 #include "grader/files.hpp"
 #include "grader/gradebook.hpp"
-#include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/submission.hpp"
 #include "workbook/random.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
-#include <atomic>
-#include <csignal>
+#include <algorithm>
 #include <iostream>
 #include <map>
-#include <set>
-#include <sstream>
-#include <thread>
 
 namespace grader::slurm {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-void on_interrupt(int) { g_interrupted = true; }
-
-struct Command {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Command run_command(const std::vector<std::string>& argv) {
-  const fs::path file = fs::temp_directory_path() / fmt::format("workbook-slurm-{}-{}.out", ::getpid(), std::rand());
-  ProcessOptions p;
-  p.argv = argv;
-  p.output_file = file;
-  p.timeout_s = 120;
-  const ProcessResult r = run_process(p);
-  Command c;
-  c.status = r.failed_to_start ? 127 : r.exit_code;
-  std::error_code ec;
-  if (fs::exists(file, ec)) c.out = read_file(file);
-  fs::remove(file, ec);
-  while (!c.out.empty() && (c.out.back() == '\n' || c.out.back() == ' ')) c.out.pop_back();
-  return c;
-}
-
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 fs::path self_executable() { return fs::read_symlink("/proc/self/exe"); }
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // The command every array task runs: this grader, on its own students (--slurm-task).
 std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint64_t seed) {
@@ -74,54 +38,6 @@ std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint
   return line + "--slurm-task " + quoted(tasks.string() + ":") + "\"$SLURM_ARRAY_TASK_ID\"";
 }
 
-// Array tasks still known to squeue, by state ("PENDING", "RUNNING", ...); nullopt when squeue
-// itself failed (the controller is briefly unreachable, say).
-std::optional<std::map<std::string, int>> queue_states(const std::string& job) {
-  const Command c = run_command({"squeue", "-h", "-r", "-j", job, "-o", "%T"});
-  if (c.status != 0) {
-    // A job that has left the queue altogether is "Invalid job id" for squeue: it is done.
-    if (c.out.find("Invalid job id") != std::string::npos) return std::map<std::string, int>{};
-    return std::nullopt;
-  }
-  std::map<std::string, int> states;
-  std::istringstream lines(c.out);
-  for (std::string state; std::getline(lines, state);)
-    if (!state.empty()) ++states[state];
-  return states;
-}
-
-// Final state of each array task (index -> "COMPLETED", "NODE_FAIL", ...): from squeue, which
-// keeps ended jobs for the cluster's MinJobAge, else from sacct; empty where neither knows.
-std::map<int, std::string> final_states(const std::string& job) {
-  std::map<int, std::string> out;
-  const Command q = run_command({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%K %T"});
-  if (q.status == 0) {
-    std::istringstream lines(q.out);
-    for (std::string line; std::getline(lines, line);) {
-      std::istringstream words(line);
-      int index = -1;
-      std::string state;
-      if (words >> index >> state) out[index] = state;
-    }
-    if (!out.empty()) return out;
-  }
-  Command c = run_command({"sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State"});
-  // Without an accounting database (slurmdbd), only the job-completion log answers (-c).
-  if (c.status != 0 || c.out.empty()) c = run_command({"sacct", "-c", "-n", "-P", "-j", job, "-o", "JobID,State"});
-  if (c.status != 0) return out;
-  std::istringstream lines(c.out);
-  for (std::string line; std::getline(lines, line);) {
-    const auto bar = line.find('|'), under = line.find('_');
-    if (bar == std::string::npos || under == std::string::npos || under > bar) continue;
-    try {
-      const std::string state = line.substr(bar + 1);  // "COMPLETED", "CANCELLED by 0" ...
-      out[std::stoi(line.substr(under + 1, bar - under - 1))] = state.substr(0, state.find(' '));
-    } catch (const std::exception&) {
-    }
-  }
-  return out;
-}
-
 bool has_result(const fs::path& students, const std::string& id) {
   const fs::path file = students / (id + ".json");
   if (!fs::exists(file)) return false;
@@ -130,17 +46,6 @@ bool has_result(const fs::path& students, const std::string& id) {
   } catch (const std::exception&) {
     return false;
   }
-}
-
-std::string array_spec(const std::vector<int>& indices, int max_parallel) {
-  std::string spec;
-  for (std::size_t i = 0; i < indices.size();) {  // runs of consecutive indices as a-b
-    std::size_t j = i;
-    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
-    spec += (spec.empty() ? "" : ",") + (j == i ? std::to_string(indices[i]) : fmt::format("{}-{}", indices[i], indices[j]));
-    i = j + 1;
-  }
-  return max_parallel > 0 ? spec + "%" + std::to_string(max_parallel) : spec;
 }
 
 class Run {
@@ -178,76 +83,31 @@ private:
 };
 
 std::optional<std::string> Run::submit(const std::vector<int>& indices) {
-  std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name", "workbook-" + b_.lab,
-                                   "--array", array_spec(indices, s_.max_parallel),
+  std::vector<std::string> args = {"--job-name", "workbook-" + b_.lab, "--array", array_spec(indices, s_.max_parallel),
                                    "--output", (slurm_dir_ / "logs" / "%A_%a.log").string()};
-  if (!s_.partition.empty()) argv.insert(argv.end(), {"--partition", s_.partition});
-  if (!s_.gres.empty()) argv.insert(argv.end(), {"--gres", s_.gres});
-  argv.insert(argv.end(), s_.sbatch_args.begin(), s_.sbatch_args.end());
-  argv.insert(argv.end(), {"--wrap", task_command(b_, tasks_file_, seed_)});
-  const Command c = run_command(argv);
-  if (c.status != 0) {
-    std::cerr << "grader batch --slurm: sbatch refused the job: " << first_line(c.out) << '\n';
-    return std::nullopt;
-  }
-  std::string job = first_line(c.out);
-  job = job.substr(0, job.find(';'));  // "<id>;<cluster>" on a federation
-  write_atomically(slurm_dir_ / "active.json", nlohmann::json{{"job", job}}.dump() + "\n");
-  return job;
+  if (!s_.partition.empty()) args.insert(args.end(), {"--partition", s_.partition});
+  if (!s_.gres.empty()) args.insert(args.end(), {"--gres", s_.gres});
+  args.insert(args.end(), s_.sbatch_args.begin(), s_.sbatch_args.end());
+  args.insert(args.end(), {"--wrap", task_command(b_, tasks_file_, seed_)});
+  return slurm::submit("grader batch --slurm", args, slurm_dir_ / "active.json");
 }
 
 bool Run::wait(const std::string& job) {
-  const bool tty = ::isatty(STDERR_FILENO);
-  std::string last;
-  int failures = 0;
-  for (;;) {
-    if (g_interrupted) {
-      std::cerr << "\ninterrupted: job " << job << " keeps running. ";
-      if (::isatty(STDIN_FILENO)) {
-        std::cerr << "Cancel it (scancel " << job << ")? [y/N] " << std::flush;
-        std::string answer;
-        std::getline(std::cin, answer);
-        if (!answer.empty() && (answer[0] == 'y' || answer[0] == 'Y')) {
-          const Command c = run_command({"scancel", job});
-          std::cerr << (c.status == 0 ? "cancelled job " + job : "scancel failed: " + first_line(c.out)) << '\n';
-          fs::remove(slurm_dir_ / "active.json");
-        }
-      } else {
-        std::cerr << "`scancel " << job << "` cancels it.\n";
-      }
-      std::cerr << "Run the same command again to merge what was graded and grade the rest.\n";
-      return false;
+  return wait_for(job, slurm_dir_ / "active.json", s_.poll_s, [&](const std::map<std::string, int>& states) {
+    int pending = 0, running = 0, other = 0;
+    for (const auto& [state, n] : states) {
+      if (state == "PENDING") pending += n;
+      else if (state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING") running += n;
+      else other += n;
     }
-    const auto states = queue_states(job);
-    if (!states) {
-      if (++failures >= 12) throw std::runtime_error("squeue keeps failing for job " + job);
-    } else {
-      failures = 0;
-      int pending = 0, running = 0, other = 0;
-      for (const auto& [state, n] : *states) {
-        if (state == "PENDING") pending += n;
-        else if (state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING") running += n;
-        else other += n;
-      }
-      const std::string line = fmt::format("job {}: {} of {} submissions graded; tasks {} running, {} pending{}", job,
-                                           graded(), todo_, running, pending,
-                                           other ? fmt::format(", {} other", other) : "");
-      if (line != last) {
-        std::cerr << (tty ? "\r\033[K" : "") << line << (tty ? "" : "\n") << std::flush;
-        last = line;
-      }
-      if (states->empty()) break;
-    }
-    for (int i = 0; i < s_.poll_s * 10 && !g_interrupted; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (tty) std::cerr << '\n';
-  return true;
+    return fmt::format("job {}: {} of {} submissions graded; tasks {} running, {} pending{}", job, graded(), todo_,
+                       running, pending, other ? fmt::format(", {} other", other) : "");
+  });
 }
 
 int Run::run() {
-  if (find_in_path("sbatch").empty()) {
-    std::cerr << "grader batch --slurm: sbatch not found in PATH (is Slurm's client installed here, or its module "
-                 "loaded?)\n";
+  if (const std::string missing = sbatch_missing("grader batch --slurm"); !missing.empty()) {
+    std::cerr << missing << '\n';
     return 64;
   }
   const LabConfig config = load_lab(paths_, b_.lab, b_.overrides);
@@ -278,15 +138,8 @@ int Run::run() {
                                                                        : workbook::fresh_seed();
   write_atomically(meta, nlohmann::json{{"lab", b_.lab}, {"seed", seed_}, {"updated_at", now_iso()}}.dump(2) + "\n");
 
-  // What the tasks run is built here, once: builds from several nodes in one tree would collide.
-  std::vector<std::string> targets = {paths_.test_program(b_.lab, false).filename().string()};
-  if (paths_.has_reference(b_.lab)) targets.push_back(paths_.test_program(b_.lab, true).filename().string());
   std::cerr << "building " << b_.lab << "'s test programs for the tasks ...\n";
-  ProcessOptions build;
-  build.argv = {paths_.cmake.string(), "--build", paths_.build_root.string(), "--target"};
-  build.argv.insert(build.argv.end(), targets.begin(), targets.end());
-  build.output_file = slurm_dir_ / "build.log";
-  if (!run_process(build).ok()) {
+  if (!build_for_tasks(paths_, b_.lab, slurm_dir_ / "build.log")) {
     std::cerr << "grader batch --slurm: the test programs do not build (see " << (slurm_dir_ / "build.log").string() << ")\n";
     return 3;
   }
@@ -304,8 +157,7 @@ int Run::run() {
   std::cerr << fmt::format("{} submissions of {}: {} to grade, {} already graded (seed {})\n", submissions.size(),
                            b_.lab, todo.size(), submissions.size() - todo.size(), seed_);
 
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  catch_interrupts();
   if (!todo.empty()) {
     const int per_task = std::max(1, s_.per_task);
     for (std::size_t i = 0; i < todo.size(); i += per_task)
