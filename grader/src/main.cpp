@@ -19,6 +19,7 @@
 #include "release/release.hpp"
 #include "release/starters.hpp"
 #include "slurm/slurm_batch.hpp"
+#include "slurm/slurm_check.hpp"
 
 #include "grader/lab_config.hpp"
 #include "workbook/device_query.hpp"
@@ -141,6 +142,12 @@ int main(int argc, char** argv) {
   check->add_flag("--no-build", no_build, "Do not rebuild first");
   check->add_flag("--no-color", no_color, "No colours in the report (also: NO_COLOR=1)");
   check->add_flag("-v,--verbose", check_opts.verbose, "Also show the test program's own output");
+  bool check_slurm = false;
+  grader::slurm::SlurmOptions check_slurm_opts;
+  check->add_flag("--slurm", check_slurm, "No GPU here? Check in a Slurm job on a GPU node (sbatch), report here");
+  check->add_option("--partition", check_slurm_opts.partition, "With --slurm: the partition (default: the cluster's)");
+  check->add_option("--gres", check_slurm_opts.gres, "With --slurm: the job's generic resources")->capture_default_str();
+  check->add_option("--sbatch-arg", check_slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--account=cs149");
 
   grader::BatchOptions batch_opts;
   double run_timeout = 0, memory_gib = 16;
@@ -197,6 +204,16 @@ int main(int argc, char** argv) {
   lb->add_option("-j,--jobs", lb_opts.batch.jobs, "Submissions built at once (default: CPU count)");
   lb->add_option("--timeout", lb_timeout, "Seconds per test run (default: lab.toml timeout_s)");
   lb->add_flag("--no-sandbox", lb_no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
+  bool lb_slurm = false;
+  grader::slurm::SlurmOptions lb_slurm_opts;
+  lb->add_flag("--slurm", lb_slurm, "Grade through a Slurm job array, then time the rounds in one job on one node held exclusively");
+  lb->add_option("--partition", lb_slurm_opts.partition, "With --slurm: the partition (default: the cluster's)");
+  lb->add_option("--gres", lb_slurm_opts.gres, "With --slurm: each job's generic resources")->capture_default_str();
+  lb->add_option("--max-parallel", lb_slurm_opts.max_parallel, "With --slurm: grading tasks running at once (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  lb->add_option("--per-task", lb_slurm_opts.per_task, "With --slurm: submissions graded by one task")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  lb->add_option("--sbatch-arg", lb_slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=2:00:00");
 
   std::string check_exercise;
   bool check_leaderboard = false;
@@ -265,7 +282,8 @@ int main(int argc, char** argv) {
       return grader::calibrate::cmd_calibrate(paths, calibrate_opts);
     }
     if (batch->parsed()) {
-      batch_opts.thresholds_note = apply_thresholds(paths, batch_opts.lab, batch_opts.overrides, false);
+      if (!batch_slurm)  // through Slurm, each task applies its own node's profile
+        batch_opts.thresholds_note = apply_thresholds(paths, batch_opts.lab, batch_opts.overrides, false);
       if (*batch_seed) batch_opts.seed = seed;
       if (run_timeout > 0) batch_opts.run_timeout_s = run_timeout;
       batch_opts.memory_bytes = static_cast<std::size_t>(memory_gib * (1ull << 30));
@@ -282,11 +300,17 @@ int main(int argc, char** argv) {
       return grader::run_batch(paths, batch_opts);
     }
     if (lb->parsed()) {
-      lb_opts.batch.thresholds_note = apply_thresholds(paths, lb_opts.batch.lab, lb_opts.batch.overrides, false);
+      // Through Slurm, each job applies its own node's profile (main's batch, on the node).
+      if (!lb_slurm)
+        lb_opts.batch.thresholds_note = apply_thresholds(paths, lb_opts.batch.lab, lb_opts.batch.overrides, false);
       if (*lb_seed) lb_opts.batch.seed = seed;
       if (lb_timeout > 0) lb_opts.batch.run_timeout_s = lb_timeout;
       lb_opts.batch.out = lb_opts.out;
       lb_opts.batch.sandbox = !lb_no_sandbox;
+      if (lb_slurm) {
+        if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S")) lb_slurm_opts.poll_s = std::atof(poll);
+        return grader::slurm::run_leaderboard_slurm(paths, lb_opts, lb_slurm_opts);
+      }
       return grader::run_leaderboard(paths, lb_opts);
     }
     if (check->parsed() && check_leaderboard) {
@@ -295,10 +319,15 @@ int main(int argc, char** argv) {
                                        !no_build);
     }
     if (check->parsed()) {
-      check_opts.thresholds_note = apply_thresholds(paths, check_opts.lab, check_opts.overrides, !check_opts.json);
+      if (!check_slurm)
+        check_opts.thresholds_note = apply_thresholds(paths, check_opts.lab, check_opts.overrides, !check_opts.json);
       if (*seed_opt) check_opts.seed = seed;
       check_opts.build = !no_build;
       check_opts.color = !no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
+      if (check_slurm) {
+        if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S")) check_slurm_opts.poll_s = std::atof(poll);
+        return grader::slurm::run_check_slurm(paths, check_opts, check_slurm_opts);
+      }
       return grader::run_check(paths, check_opts);
     }
   } catch (const grader::UnknownLab& e) {

@@ -85,3 +85,18 @@ wait "$submitter" || fail "grader batch --slurm exited with $? after a cancelled
 grep -q "retrying 1 task(s) once: 2" "$work/retry.log" || fail "the cancelled task was not retried: $(cat "$work/retry.log")"
 diff "$work/local/gradebook.csv" "$work/retry/gradebook.csv" || fail "the gradebook after a retry differs from the local one"
 echo "task 2 of job $job cancelled before it ran: retried once, gradebook equal"
+
+# `grader check --slurm`: the working copy's files graded in one job; the report and the exit
+# status come back as a local check gives them (here without a GPU: 4, 'no GPU').
+"$grader" check matmul-tiled --no-build --no-color >"$work/check-local.txt" 2>&1; local_status=$?
+"$grader" check matmul-tiled --slurm --partition gpu --no-color >"$work/check-slurm.txt" 2>"$work/check-slurm.log"
+slurm_status=$?
+[ "$slurm_status" -eq "$local_status" ] ||
+  fail "check --slurm exited $slurm_status, a local check $local_status: $(cat "$work/check-slurm.txt" "$work/check-slurm.log")"
+grep -q "^matmul-tiled: Tiled matrix multiplication" "$work/check-slurm.txt" || fail "no report came back: $(cat "$work/check-slurm.txt")"
+grep -q "submitted job" "$work/check-slurm.log" || fail "check --slurm did not say which job"
+echo "check --slurm: the report came back, exit $slurm_status as a local check's"
+"$grader" check matmul-tiled --slurm --partition nosuch >"$work/bad-partition.txt" 2>&1; status=$?
+[ "$status" -eq 64 ] && grep -q "invalid partition specified: nosuch" "$work/bad-partition.txt" ||
+  fail "an unknown partition: exit $status, $(cat "$work/bad-partition.txt")"
+echo "an unknown partition: one line, exit 64: $(grep -m1 partition "$work/bad-partition.txt")"

@@ -20,24 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path self_executable() { return fs::read_symlink("/proc/self/exe"); }
-
-// The command every array task runs: this grader, on its own students (--slurm-task).
-std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint64_t seed) {
-  std::vector<std::string> a = {self_executable().string(), "batch", b.lab, fs::absolute(b.submissions).string(), "-o",
-                                fs::absolute(b.out).string(), "--seed", std::to_string(seed)};
-  for (const auto& c : b.overrides) a.insert(a.end(), {"--config", fs::absolute(c).string()});
-  if (b.run_timeout_s) a.insert(a.end(), {"--timeout", fmt::format("{}", *b.run_timeout_s)});
-  a.insert(a.end(), {"--build-timeout", fmt::format("{}", b.build_timeout_s), "--memory-limit",
-                     fmt::format("{}", double(b.memory_bytes) / double(1ull << 30)), "--max-processes",
-                     std::to_string(b.max_processes), "--gpu-jobs", std::to_string(b.gpu_jobs)});
-  if (b.jobs > 0) a.insert(a.end(), {"--jobs", std::to_string(b.jobs)});
-  if (!b.sandbox) a.push_back("--no-sandbox");
-  std::string line;
-  for (const auto& s : a) line += quoted(s) + " ";
-  return line + "--slurm-task " + quoted(tasks.string() + ":") + "\"$SLURM_ARRAY_TASK_ID\"";
-}
-
 bool has_result(const fs::path& students, const std::string& id) {
   const fs::path file = students / (id + ".json");
   if (!fs::exists(file)) return false;
@@ -209,6 +191,24 @@ int Run::run() {
 }
 
 }  // namespace
+
+fs::path self_executable() { return fs::read_symlink("/proc/self/exe"); }
+
+// The command every array task runs: this grader, on its own students (--slurm-task).
+std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint64_t seed) {
+  std::vector<std::string> a = {self_executable().string(), "batch", b.lab, fs::absolute(b.submissions).string(), "-o",
+                                fs::absolute(b.out).string(), "--seed", std::to_string(seed)};
+  for (const auto& c : b.overrides) a.insert(a.end(), {"--config", fs::absolute(c).string()});
+  if (b.run_timeout_s) a.insert(a.end(), {"--timeout", fmt::format("{}", *b.run_timeout_s)});
+  a.insert(a.end(), {"--build-timeout", fmt::format("{}", b.build_timeout_s), "--memory-limit",
+                     fmt::format("{}", double(b.memory_bytes) / double(1ull << 30)), "--max-processes",
+                     std::to_string(b.max_processes), "--gpu-jobs", std::to_string(b.gpu_jobs)});
+  if (b.jobs > 0) a.insert(a.end(), {"--jobs", std::to_string(b.jobs)});
+  if (!b.sandbox) a.push_back("--no-sandbox");
+  std::string line;
+  for (const auto& s : a) line += quoted(s) + " ";
+  return line + "--slurm-task " + quoted(tasks.string() + ":") + "\"$SLURM_ARRAY_TASK_ID\"";
+}
 
 int run_batch_slurm(const Paths& paths, const BatchOptions& batch, const SlurmOptions& slurm) {
   return Run(paths, batch, slurm).run();

@@ -10,6 +10,8 @@
 #include "batch.hpp"
 #include "labs.hpp"
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,11 @@ struct SlurmOptions {
 };
 
 int run_batch_slurm(const Paths& paths, const BatchOptions& batch, const SlurmOptions& slurm);
+
+// The command an array task runs (sh, for sbatch --wrap): this grader's `batch` on the students
+// of task $SLURM_ARRAY_TASK_ID of `tasks`, with `b`'s settings and the class's seed.
+std::string task_command(const BatchOptions& b, const std::filesystem::path& tasks, std::uint64_t seed);
+std::filesystem::path self_executable();
 
 // The task side: "<tasks.json>:<index>" -> the students of that task (throws on a bad spec).
 std::vector<std::string> task_students(const std::string& spec);
