@@ -30,8 +30,10 @@ mkdir -p "$subs"/{good,good-copy,starter,broken,missing}
 cp "$reference" "$subs/good/matmul.cu"; cp "$reference" "$subs/good-copy/matmul.cu"; cp "$starter" "$subs/starter/matmul.cu"
 { cat "$reference"; printf 'int one_more = 1  // a missing semicolon\nint and_another = 2;\n'; } > "$subs/broken/matmul.cu"
 
+local_start=$EPOCHREALTIME
 "$grader" batch matmul-tiled "$subs" -o "$work/local" --seed 4242 --timeout 120 >"$work/local.log" 2>&1 ||
   fail "local grader batch exited with $? ($(tail -3 "$work/local.log"))"
+local_seconds=$(awk -v a="$local_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 start=$EPOCHREALTIME
 "$grader" batch matmul-tiled "$subs" -o "$work/slurm" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
   >"$work/slurm.log" 2>&1 || fail "grader batch --slurm exited with $?: $(tail -5 "$work/slurm.log")"
@@ -42,7 +44,7 @@ diff "$work/local/gradebook.csv" "$work/slurm/gradebook.csv" ||
 grep -q '^broken,.*build failed' "$work/slurm/gradebook.csv" || fail "broken is not 'build failed'"
 grep -q '^missing,.*missing file' "$work/slurm/gradebook.csv" || fail "missing is not 'missing file'"
 grep -q 'submitted job [0-9]*: 3 task(s)' "$work/slurm.log" || fail "not one array of 3 tasks"
-echo "through Slurm: 5 submissions in 3 tasks in ${seconds} s, gradebook equal to the local one"
+echo "through Slurm: 5 submissions in 3 tasks in ${seconds} s (locally: ${local_seconds} s), gradebook equal to the local one"
 
 # Stopped after the first of three tasks (one at a time), its job cancelled; the next run grades
 # only what is left.
