@@ -580,7 +580,17 @@ SubmissionProgram submission_program(const Paths& paths, const std::string& lab,
   return {build / "grade-submission", {}};
 }
 
+void refuse_output_inside_submissions(const BatchOptions& o) {
+  std::error_code ec;
+  const fs::path subs = fs::weakly_canonical(o.submissions, ec), out = fs::weakly_canonical(o.out, ec);
+  const auto [end, at] = std::mismatch(subs.begin(), subs.end(), out.begin(), out.end());
+  if (end == subs.end())
+    throw std::invalid_argument("-o " + o.out.string() + " is inside the submissions folder " + o.submissions.string() +
+                                ": its results would be graded as a student. Put them elsewhere.");
+}
+
 int run_batch(const Paths& paths, const BatchOptions& options) {
+  refuse_output_inside_submissions(options);
   LabConfig config = load_lab(paths, options.lab, options.overrides);
   struct sigaction action {};
   action.sa_handler = on_signal;

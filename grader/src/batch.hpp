@@ -64,4 +64,7 @@ struct BatchOptions {
 
 int run_batch(const Paths& paths, const BatchOptions& options);
 
+// Throws std::invalid_argument when the results folder is the submissions folder or inside it.
+void refuse_output_inside_submissions(const BatchOptions& options);
+
 }  // namespace grader

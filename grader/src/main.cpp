@@ -37,6 +37,21 @@ namespace {
 
 constexpr int kUsageError = 64;
 
+// A number above 0 (a time, an amount of memory): CLI11's PositiveNumber names no reason a
+// student can read in its message.
+CLI::Validator positive() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          if (std::stod(text, &used) > 0 && used == text.size()) return {};
+        } catch (const std::exception&) {
+        }
+        return "must be a number above 0, not " + text;
+      },
+      "> 0");
+}
+
 int cmd_list(const grader::Paths& paths, bool json) {
   nlohmann::json all = nlohmann::json::array();
   if (!json) std::cout << fmt::format("{:<16} {:<38} {:>6}  {}\n", "LAB", "TITLE", "POINTS", "EXERCISES");
@@ -161,13 +176,18 @@ int main(int argc, char** argv) {
   auto* batch_seed = batch->add_option("--seed", seed, "Inputs for every submission (default: fresh, kept on resume)");
   batch->add_option("--regrade", batch_opts.regrade, "Grade these students again (ids; others are kept)")->delimiter(',');
   batch->add_flag("--regrade-all", batch_opts.regrade_all, "Grade every submission again");
-  batch->add_option("-j,--jobs", batch_opts.jobs, "Submissions prepared and built at once (default: CPU count)");
+  batch->add_option("-j,--jobs", batch_opts.jobs, "Submissions prepared and built at once (default: CPU count)")
+      ->check(CLI::Range(1, 4096));
   batch->add_option("--gpu-jobs", batch_opts.gpu_jobs, "Correctness runs on the GPU at once; timed runs are always alone")
-      ->capture_default_str();
-  batch->add_option("--timeout", run_timeout, "Seconds per test phase (default: lab.toml timeout_s)");
-  batch->add_option("--build-timeout", batch_opts.build_timeout_s, "Seconds per build")->capture_default_str();
-  batch->add_option("--memory-limit", memory_gib, "GiB of host memory a submission's run may hold")->capture_default_str();
-  batch->add_option("--max-processes", batch_opts.max_processes, "Processes a submission's run may have")->capture_default_str();
+      ->capture_default_str()->check(CLI::Range(1, 256));
+  batch->add_option("--timeout", run_timeout, "Seconds per test phase (default: lab.toml timeout_s)")
+      ->check(positive());
+  batch->add_option("--build-timeout", batch_opts.build_timeout_s, "Seconds per build")->capture_default_str()
+      ->check(positive());
+  batch->add_option("--memory-limit", memory_gib, "GiB of host memory a submission's run may hold")->capture_default_str()
+      ->check(positive());
+  batch->add_option("--max-processes", batch_opts.max_processes, "Processes a submission's run may have")->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   bool no_sandbox = false;
   batch->add_flag("--no-sandbox", no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
   bool batch_slurm = false;
@@ -179,7 +199,7 @@ int main(int argc, char** argv) {
   batch->add_option("--max-parallel", slurm_opts.max_parallel, "With --slurm: tasks running at once (0: no limit)")
       ->check(CLI::NonNegativeNumber);
   batch->add_option("--per-task", slurm_opts.per_task, "With --slurm: submissions graded by one task")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(positive());
   batch->add_option("--sbatch-arg", slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=1:00:00")
       ->allow_extra_args(false);
   batch->add_option("--slurm-task", slurm_task, "(internal) one array task: <tasks.json>:<index>")->group("");
@@ -201,8 +221,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 10000));
   lb->add_option("--config", lb_opts.batch.overrides, "Override file(s) laid over lab.toml")->check(CLI::ExistingFile);
   auto* lb_seed = lb->add_option("--seed", seed, "Seed of the grading inputs (the timed inputs derive from it)");
-  lb->add_option("-j,--jobs", lb_opts.batch.jobs, "Submissions built at once (default: CPU count)");
-  lb->add_option("--timeout", lb_timeout, "Seconds per test run (default: lab.toml timeout_s)");
+  lb->add_option("-j,--jobs", lb_opts.batch.jobs, "Submissions built at once (default: CPU count)")
+      ->check(CLI::Range(1, 4096));
+  lb->add_option("--timeout", lb_timeout, "Seconds per test run (default: lab.toml timeout_s)")->check(positive());
   lb->add_flag("--no-sandbox", lb_no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
   bool lb_slurm = false;
   grader::slurm::SlurmOptions lb_slurm_opts;
@@ -212,7 +233,7 @@ int main(int argc, char** argv) {
   lb->add_option("--max-parallel", lb_slurm_opts.max_parallel, "With --slurm: grading tasks running at once (0: no limit)")
       ->check(CLI::NonNegativeNumber);
   lb->add_option("--per-task", lb_slurm_opts.per_task, "With --slurm: submissions graded by one task")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(positive());
   lb->add_option("--sbatch-arg", lb_slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=2:00:00");
 
   std::string check_exercise;
@@ -335,6 +356,9 @@ int main(int argc, char** argv) {
     return kUsageError;
   } catch (const grader::ConfigError& e) {
     std::cerr << "grader: configuration error: " << e.what() << '\n';
+    return kUsageError;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "grader: " << e.what() << '\n';
     return kUsageError;
   } catch (const std::exception& e) {
     std::cerr << "grader: " << e.what() << '\n';

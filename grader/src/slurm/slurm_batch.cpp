@@ -92,6 +92,7 @@ int Run::run() {
     std::cerr << missing << '\n';
     return 64;
   }
+  refuse_output_inside_submissions(b_);
   const LabConfig config = load_lab(paths_, b_.lab, b_.overrides);
   out_ = fs::absolute(b_.out);
   students_ = out_ / "students";
