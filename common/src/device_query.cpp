@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <filesystem>
 #include <sstream>
 
 namespace workbook {
@@ -13,6 +14,12 @@ int device_count(std::string* why_none) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     if (why_none) *why_none = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+    // With no NVIDIA driver at all the runtime says the driver is too old, which sends a student
+    // to update a driver that is not there.
+    if (why_none && (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) &&
+        !std::filesystem::exists("/proc/driver/nvidia/version"))
+      *why_none = "no NVIDIA driver is loaded on this machine (no /proc/driver/nvidia), so it has no usable NVIDIA GPU (" +
+                  *why_none + ")";
     cudaGetLastError();  // clear it: not having a GPU is not an error worth keeping
     return 0;
   }

@@ -549,7 +549,8 @@ int Batch::run() {
                              done_, total_, format_duration(elapsed));
     return 130;
   }
-  std::cerr << fmt::format("\ngraded {} submissions in {}: {}\n", total_, format_duration(elapsed), summary);
+  std::cerr << fmt::format("\ngraded {} submission{} in {}: {}\n", total_, total_ == 1 ? "" : "s",
+                           format_duration(elapsed), summary);
   if (o_.task())
     std::cerr << "results: " << students_dir_.string() << " (the grader that submitted this task merges them)\n";
   else

@@ -132,8 +132,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit status of check: 0 all passed, 1 some check failed, 2 does not compile, 3 crashed or timed\n"
-      "out, 4 no GPU, 64 usage error. Of batch: 0 every submission graded (whatever their grades),\n"
-      "3 the grader could not go on, 64 usage error, 130 interrupted (run it again to resume).\n"
+      "out, 4 no GPU, 64 usage error. Of batch and leaderboard: 0 every submission graded (whatever\n"
+      "their grades), 3 the grader could not go on, 4 no GPU (leaderboard), 64 usage error, 130\n"
+      "interrupted (run it again to resume). Of calibrate: 0 done, 3 a lab could not be measured, 4 no GPU.\n"
       "Docs: docs/student-guide.md, docs/instructor-guide.md");
 
   bool json = false;
