@@ -125,6 +125,20 @@ std::string apply_thresholds(const grader::Paths& paths, const std::string& lab,
   return applied.note;
 }
 
+// The options every --slurm path takes; `array`: also those of a job array's tasks.
+void add_slurm_options(CLI::App* command, grader::slurm::SlurmOptions& s, bool array) {
+  command->add_option("--partition", s.partition, "With --slurm: the partition (default: the cluster's)");
+  command->add_option("--gres", s.gres, "With --slurm: each job's generic resources")->capture_default_str();
+  command->add_option("--sbatch-arg", s.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=1:00:00")
+      ->allow_extra_args(false);  // one value per --sbatch-arg, never the positionals after it
+  if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S"); poll && std::atof(poll) > 0) s.poll_s = std::atof(poll);
+  if (!array) return;
+  command->add_option("--max-parallel", s.max_parallel, "With --slurm: tasks running at once (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--per-task", s.per_task, "With --slurm: submissions graded by one task")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -161,9 +175,7 @@ int main(int argc, char** argv) {
   bool check_slurm = false;
   grader::slurm::SlurmOptions check_slurm_opts;
   check->add_flag("--slurm", check_slurm, "No GPU here? Check in a Slurm job on a GPU node (sbatch), report here");
-  check->add_option("--partition", check_slurm_opts.partition, "With --slurm: the partition (default: the cluster's)");
-  check->add_option("--gres", check_slurm_opts.gres, "With --slurm: the job's generic resources")->capture_default_str();
-  check->add_option("--sbatch-arg", check_slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--account=cs149");
+  add_slurm_options(check, check_slurm_opts, false);
 
   grader::BatchOptions batch_opts;
   double run_timeout = 0, memory_gib = 16;
@@ -195,14 +207,7 @@ int main(int argc, char** argv) {
   grader::slurm::SlurmOptions slurm_opts;
   std::string slurm_task;
   batch->add_flag("--slurm", batch_slurm, "Grade as a Slurm job array on the cluster's GPU nodes (sbatch), then merge");
-  batch->add_option("--partition", slurm_opts.partition, "With --slurm: the partition (default: the cluster's)");
-  batch->add_option("--gres", slurm_opts.gres, "With --slurm: each task's generic resources")->capture_default_str();
-  batch->add_option("--max-parallel", slurm_opts.max_parallel, "With --slurm: tasks running at once (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
-  batch->add_option("--per-task", slurm_opts.per_task, "With --slurm: submissions graded by one task")
-      ->capture_default_str()->check(positive());
-  batch->add_option("--sbatch-arg", slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=1:00:00")
-      ->allow_extra_args(false);
+  add_slurm_options(batch, slurm_opts, true);
   batch->add_option("--slurm-task", slurm_task, "(internal) one array task: <tasks.json>:<index>")->group("");
 
   grader::LeaderboardOptions lb_opts;
@@ -229,13 +234,7 @@ int main(int argc, char** argv) {
   bool lb_slurm = false;
   grader::slurm::SlurmOptions lb_slurm_opts;
   lb->add_flag("--slurm", lb_slurm, "Grade through a Slurm job array, then time the rounds in one job on one node held exclusively");
-  lb->add_option("--partition", lb_slurm_opts.partition, "With --slurm: the partition (default: the cluster's)");
-  lb->add_option("--gres", lb_slurm_opts.gres, "With --slurm: each job's generic resources")->capture_default_str();
-  lb->add_option("--max-parallel", lb_slurm_opts.max_parallel, "With --slurm: grading tasks running at once (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
-  lb->add_option("--per-task", lb_slurm_opts.per_task, "With --slurm: submissions graded by one task")
-      ->capture_default_str()->check(positive());
-  lb->add_option("--sbatch-arg", lb_slurm_opts.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=2:00:00");
+  add_slurm_options(lb, lb_slurm_opts, true);
 
   std::string check_exercise;
   bool check_leaderboard = false;
@@ -316,7 +315,6 @@ int main(int argc, char** argv) {
         batch_opts.task_name = fmt::format("{}_{}", job ? job : "task", slurm_task.substr(slurm_task.rfind(':') + 1));
       }
       if (batch_slurm) {
-        if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S")) slurm_opts.poll_s = std::atof(poll);
         return grader::slurm::run_batch_slurm(paths, batch_opts, slurm_opts);
       }
       return grader::run_batch(paths, batch_opts);
@@ -330,7 +328,6 @@ int main(int argc, char** argv) {
       lb_opts.batch.out = lb_opts.out;
       lb_opts.batch.sandbox = !lb_no_sandbox;
       if (lb_slurm) {
-        if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S")) lb_slurm_opts.poll_s = std::atof(poll);
         return grader::slurm::run_leaderboard_slurm(paths, lb_opts, lb_slurm_opts);
       }
       return grader::run_leaderboard(paths, lb_opts);
@@ -347,7 +344,6 @@ int main(int argc, char** argv) {
       check_opts.build = !no_build;
       check_opts.color = !no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
       if (check_slurm) {
-        if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S")) check_slurm_opts.poll_s = std::atof(poll);
         return grader::slurm::run_check_slurm(paths, check_opts, check_slurm_opts);
       }
       return grader::run_check(paths, check_opts);
