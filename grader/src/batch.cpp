@@ -129,6 +129,13 @@ private:
     report.thresholds = o_.thresholds_note;
     return report;
   }
+  // A kept result keeps the words on its thresholds where this run has none of its own (the
+  // merge of a Slurm array, on a login node, says nothing of the nodes' profiles).
+  LabReport rescored(const StudentResult& kept, const std::vector<CaseResult>& cases) const {
+    LabReport report = report_of(cases, kept.report.run, kept.report.seed, kept.report.device);
+    if (o_.thresholds_note.empty()) report.thresholds = kept.report.thresholds;
+    return report;
+  }
   std::string overrides_env() const;  // the override files, absolute, ':'-separated
   // The repository and the build: shown read-only inside the sandbox even where they live
   // under /tmp, which the sandbox replaces with an empty one.
@@ -439,11 +446,10 @@ int Batch::run() {
         const std::vector<CaseResult> cases = all_cases(kept.report);  // "not run" ones too: they count
         if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
             kept.report.run.state == RunState::TimedOut) {
-          const std::string device = kept.report.device;
-          kept.report = report_of( cases, kept.report.run, kept.report.seed, device);
+          kept.report = rescored(kept, cases);
           kept.status = submission_status(kept.report);
         } else {
-          kept.report = report_of( {}, kept.report.run, kept.report.seed, kept.report.device);
+          kept.report = rescored(kept, {});
         }
         results_[s.student] = kept;
         continue;
@@ -452,6 +458,10 @@ int Batch::run() {
       }
     }
     todo.push_back(s);
+  }
+  if (o_.merge_only) {
+    for (const auto& s : todo) std::cerr << "not graded yet (no result from the Slurm tasks): " << s.student << '\n';
+    todo.clear();
   }
   for (const auto& id : o_.regrade)
     if (std::none_of(submissions.begin(), submissions.end(), [&](const Submission& s) { return s.student == id; }))
@@ -582,8 +592,10 @@ SubmissionProgram submission_program(const Paths& paths, const std::string& lab,
 }
 
 void refuse_output_inside_submissions(const BatchOptions& o) {
-  std::error_code ec;
-  const fs::path subs = fs::weakly_canonical(o.submissions, ec), out = fs::weakly_canonical(o.out, ec);
+  std::error_code subs_ec, out_ec;
+  const fs::path subs = fs::weakly_canonical(fs::absolute(o.submissions), subs_ec);
+  const fs::path out = fs::weakly_canonical(fs::absolute(o.out), out_ec);
+  if (subs_ec || out_ec || subs.empty()) return;  // the batch itself will say what is wrong with them
   const auto [end, at] = std::mismatch(subs.begin(), subs.end(), out.begin(), out.end());
   if (end == subs.end())
     throw std::invalid_argument("-o " + o.out.string() + " is inside the submissions folder " + o.submissions.string() +

@@ -59,6 +59,9 @@ struct BatchOptions {
   // The reference test program is built by then: not built again. `task_name` names its logs.
   std::vector<std::string> task_students;
   std::string task_name;
+  // The merge of a Slurm array: the class's files from the students' results, grading nothing
+  // here (a login node has no GPU); a submission without a result is named, not graded.
+  bool merge_only = false;
   bool task() const { return !task_name.empty(); }
 };
 

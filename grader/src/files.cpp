@@ -19,7 +19,10 @@ std::string read_file(const fs::path& path) {
 
 void write_atomically(const fs::path& path, const std::string& text) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  // Host and pid: Slurm tasks on several nodes may write one file of a shared folder at once.
+  char host[64] = "";
+  ::gethostname(host, sizeof host - 1);
+  const fs::path tmp = path.string() + ".tmp." + host + "." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;

@@ -107,7 +107,7 @@ int cmd_device(bool json) {
 // override files (which win). `grader check` calibrates a lab its machine has not measured,
 // once, saying so in one line; batch and leaderboard only apply what exists.
 std::string apply_thresholds(const grader::Paths& paths, const std::string& lab,
-                             std::vector<std::filesystem::path>& overrides, bool calibrate_if_missing) {
+                             std::vector<std::filesystem::path>& overrides, bool calibrate_if_missing) try {
   auto applied = grader::calibrate::apply_profile(paths, lab);
   if (!applied.measured && calibrate_if_missing && !applied.note.empty()) {
     std::cerr << "no profile of " << lab << " on this machine yet: calibrating once (grader calibrate " << lab
@@ -123,6 +123,12 @@ std::string apply_thresholds(const grader::Paths& paths, const std::string& lab,
   }
   if (applied.override_file) overrides.insert(overrides.begin(), *applied.override_file);
   return applied.note;
+} catch (const grader::UnknownLab&) {
+  throw;  // the command's own error
+} catch (const std::exception& e) {
+  // A machine profile that cannot be made or read never stops the grading: the shipped values.
+  std::cerr << "warning: the thresholds stay as shipped: " << e.what() << '\n';
+  return std::string("as shipped in lab.toml: ") + e.what();
 }
 
 // The options every --slurm path takes; `array`: also those of a job array's tasks.

@@ -143,8 +143,15 @@ void Harness::spawn() {
     // close-on-exec (the results descriptor before the harness marked it, say).
     ::syscall(SYS_close_range, 6u, ~0u, 0u);
     if (options.file_bytes > 0) {
-      const rlimit cap{static_cast<rlim_t>(options.file_bytes), static_cast<rlim_t>(options.file_bytes)};
-      if (::setrlimit(RLIMIT_FSIZE, &cap) != 0) ::_exit(127);  // never run the code uncapped
+      rlimit cap{};
+      ::getrlimit(RLIMIT_FSIZE, &cap);  // a lower hard limit inherited stays (raising it needs root)
+      const rlim_t bytes = std::min<rlim_t>(static_cast<rlim_t>(options.file_bytes), cap.rlim_max);
+      cap = {bytes, bytes};
+      if (::setrlimit(RLIMIT_FSIZE, &cap) != 0) {  // never run the code uncapped
+        const char why[] = "cannot cap the runner's file size (setrlimit RLIMIT_FSIZE)\n";
+        (void)!::write(2, why, sizeof why - 1);
+        ::_exit(127);
+      }
     }
     ::execve(program.c_str(), argv, envp.data());
     const std::string why = "cannot run " + program + ": " + std::strerror(errno) + "\n";

@@ -67,6 +67,7 @@ LabRun measure_lab(const Paths& paths, const std::string& lab, const LabConfig& 
                  {"WORKBOOK_CONFIG", (paths.lab_dir(lab) / "lab.toml").string()},
                  {"WORKBOOK_SOURCE_DIR", (out.reference ? paths.solution_dir(lab) : paths.lab_dir(lab)).string()},
                  {"WORKBOOK_OVERRIDES", ""},
+                 {"WORKBOOK_LAB_ALONE", "1"},  // not a course.toml's sizes: home measured lab.toml's
                  {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(config.timeout_s())}};
   run.output_file = log;
   run.timeout_s = config.timeout_s();

@@ -71,8 +71,11 @@ Peaks measure_peaks() {
   const double flops = 2.0 * kChains * kIterations * double(blocks) * threads;
   p.fp32_tflops = flops / (fma_ms * 1e-3) / 1e12;
 
-  // Device memory: a 1 GiB copy, read and written (the coalescing lab's "copy bandwidth" too).
-  const std::size_t bytes = std::size_t(1) << 30;
+  // Device memory: a 1 GiB copy, read and written (the coalescing lab's "copy bandwidth" too),
+  // or a quarter of the free memory on a small GPU.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t bytes = std::min(std::size_t(1) << 30, free_bytes / 4 / 256 * 256);
   workbook::DeviceBuffer<unsigned char> from(bytes), to(bytes);
   CUDA_CHECK(cudaMemsetAsync(from.data(), 1, bytes, stream));
   const float copy_ms = best_ms(stream, 5, [&] {

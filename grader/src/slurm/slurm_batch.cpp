@@ -11,9 +11,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
+#include <thread>
 
 namespace grader::slurm {
 namespace fs = std::filesystem;
@@ -43,6 +49,13 @@ private:
     for (const auto& task : tasks_)
       for (const auto& id : task) n += has_result(students_, id);
     return n;
+  }
+  // Tasks Slurm says completed whose results are not all visible here yet.
+  std::vector<int> unfinished_completed(const std::map<int, std::string>& states) const {
+    std::vector<int> out;
+    for (const int i : unfinished_tasks())
+      if (states.count(i) && states.at(i) == "COMPLETED") out.push_back(i);
+    return out;
   }
   std::vector<int> unfinished_tasks() const {
     std::vector<int> out;
@@ -100,12 +113,23 @@ int Run::run() {
   fs::create_directories(students_);
   fs::create_directories(slurm_dir_ / "logs");
 
-  // Nothing is graded twice at once: one array per results folder.
+  // Nothing is graded twice at once: one submitting grader per results folder (the lock, held
+  // until this one ends), and no array of an earlier one still queued or running.
+  const int lock_fd = ::open((slurm_dir_ / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    std::cerr << "grader batch --slurm: another grader is submitting or following " << out_.string() << " now\n";
+    return 3;
+  }
   if (fs::exists(slurm_dir_ / "active.json")) {
     const auto active = nlohmann::json::parse(read_file(slurm_dir_ / "active.json"), nullptr, false);
     const std::string job = active.is_object() ? active.value("job", "") : "";
-    const auto states = job.empty() ? std::nullopt : queue_states(job);
-    if (states && !states->empty()) {
+    const auto states = job.empty() ? std::optional<std::map<std::string, int>>{std::map<std::string, int>{}} : queue_states(job);
+    if (!states) {
+      std::cerr << "grader batch --slurm: squeue cannot say whether job " << job << " still grades " << out_.string()
+                << "; try again when it answers\n";
+      return 3;
+    }
+    if (!states->empty()) {
       std::cerr << "grader batch --slurm: job " << job << " is still grading " << out_.string()
                 << ": wait for it (squeue -j " << job << "), or cancel it (scancel " << job << ")\n";
       return 3;
@@ -156,12 +180,18 @@ int Run::run() {
       if (attempt == 1)
         std::cerr << fmt::format("retrying {} task(s) once: {}\n", indices.size(), array_spec(indices, 0));
       const auto job = submit(indices);
-      if (!job) return 64;
+      if (!job) {
+        if (attempt == 0) return 64;
+        break;  // the retry refused (a limit of the account, say): record and merge what there is
+      }
       std::cerr << fmt::format("submitted job {}: {} task(s) of up to {} submissions ({})\n", *job, indices.size(),
                                per_task, s_.partition.empty() ? "default partition" : "partition " + s_.partition);
       if (!wait(*job)) return 130;
       fs::remove(slurm_dir_ / "active.json");
       const auto states = final_states(*job);
+      // A task Slurm says completed wrote its results; on a shared filesystem they may show here a
+      // little later than Slurm says so. Wait for those before calling anything missing.
+      for (int i = 0; i < 30 && !unfinished_completed(states).empty(); ++i) std::this_thread::sleep_for(std::chrono::seconds(1));
       indices = unfinished_tasks();
       for (const int i : indices)
         ended[i] = fmt::format("job {} task {} ended {}", *job, i, states.count(i) ? states.at(i) : "without a result");
@@ -185,6 +215,7 @@ int Run::run() {
   // The class's files, from every student's: the batch grader with nothing left to grade.
   std::cerr << "merging the tasks' results ...\n";
   BatchOptions merge = b_;
+  merge.merge_only = true;
   merge.seed = seed_;
   merge.regrade.clear();
   merge.regrade_all = false;

@@ -134,6 +134,7 @@ int run_leaderboard_slurm(const Paths& paths, const LeaderboardOptions& lb, cons
   auto args = job_args(s, "workbook-leaderboard-" + lb.batch.lab, out / "slurm-rounds.log");
   args.insert(args.end(), {"--exclusive", "--nodes", "1", "--wrap", line});
   catch_interrupts();
+  const auto submitted = fs::file_time_type::clock::now();
   const auto job = submit("grader leaderboard --slurm", args, out / "slurm-rounds.json");
   if (!job) return 64;
   std::cerr << "submitted job " << *job << ": the timed rounds, on one node held exclusively\n";
@@ -142,10 +143,13 @@ int run_leaderboard_slurm(const Paths& paths, const LeaderboardOptions& lb, cons
     return 130;
   fs::remove(out / "slurm-rounds.json");
   std::cerr << tail_of_file(out / "slurm-rounds.log", 4000) << '\n';
-  const std::string state = ended(*job);
-  if (state != "COMPLETED") {
-    std::cerr << "grader leaderboard --slurm: the timed rounds' job " << *job << " ended " << state << " (its log: "
-              << (out / "slurm-rounds.log").string() << ")\n";
+  // Done when the job wrote the board (Slurm may no longer know how the job ended).
+  std::error_code ec;
+  const bool board = fs::exists(out / "leaderboard.md") && fs::last_write_time(out / "leaderboard.md", ec) >= submitted;
+  if (!board) {
+    const std::string state = ended(*job);
+    std::cerr << "grader leaderboard --slurm: the timed rounds' job " << *job << " ended " << state
+              << " without writing the board (its log: " << (out / "slurm-rounds.log").string() << ")\n";
     return 3;
   }
   return 0;
