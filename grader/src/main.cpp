@@ -109,7 +109,7 @@ int cmd_device(bool json) {
 std::string apply_thresholds(const grader::Paths& paths, const std::string& lab,
                              std::vector<std::filesystem::path>& overrides, bool calibrate_if_missing) try {
   auto applied = grader::calibrate::apply_profile(paths, lab);
-  if (!applied.measured && calibrate_if_missing && !applied.note.empty()) {
+  if (!applied.measured && applied.derivable && calibrate_if_missing && !applied.note.empty()) {
     std::cerr << "no profile of " << lab << " on this machine yet: calibrating once (grader calibrate " << lab
               << ") ..." << std::flush;
     const auto t0 = std::chrono::steady_clock::now();

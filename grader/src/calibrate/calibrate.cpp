@@ -217,6 +217,7 @@ Applied apply_profile(const Paths& paths, const std::string& lab) {
   const LabConfig config = shipped_config(paths, lab);
   if (rules(config).empty()) return a;
   const std::string home = home_profile(config);
+  a.derivable = !home.empty() && load_profile(shipped_profiles_dir(paths.source_root) / home).has_value();
   const Machine machine = this_machine();
   const auto profile = find_profile(machine, paths.source_root);
   if (!profile) {

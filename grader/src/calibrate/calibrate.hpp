@@ -31,6 +31,7 @@ struct Applied {
   std::optional<std::filesystem::path> override_file;
   std::string note;
   bool measured = false;  // this machine has a profile that measured this lab
+  bool derivable = false; // the lab's home profile is in the workbook: a measurement here would count
 };
 Applied apply_profile(const Paths& paths, const std::string& lab);
 
