@@ -3,10 +3,12 @@
 # function) cannot replace anything in the test program that keeps the verdict.
 #   cmake -DNM=<nm> -DHARNESS=<grade-lab> -DRUNNER=<runner-lab> -DSOURCES="a.cu;b.cu" -P student-code-only-in-runner.cmake
 # nvcc names each kernel's host stub after its translation unit (..._<file>_cu_<hash>...), so
-# the stubs of the editable files' kernels say where that file's code was linked.
+# the stubs of the editable files' kernels say where that file's code was linked. The names are
+# read mangled (no nm -C): CUDA 12 gives a template kernel's stub the kernel's own name, which
+# demangles to 'ns::(anonymous namespace)::kernel<2>(...)', without the file's name.
 cmake_minimum_required(VERSION 3.25)
-execute_process(COMMAND ${NM} -C --defined-only ${HARNESS} OUTPUT_VARIABLE harness_symbols COMMAND_ERROR_IS_FATAL ANY)
-execute_process(COMMAND ${NM} -C --defined-only ${RUNNER} OUTPUT_VARIABLE runner_symbols COMMAND_ERROR_IS_FATAL ANY)
+execute_process(COMMAND ${NM} --defined-only ${HARNESS} OUTPUT_VARIABLE harness_symbols COMMAND_ERROR_IS_FATAL ANY)
+execute_process(COMMAND ${NM} --defined-only ${RUNNER} OUTPUT_VARIABLE runner_symbols COMMAND_ERROR_IS_FATAL ANY)
 set(problems "")
 foreach(src IN LISTS SOURCES)
   get_filename_component(stem ${src} NAME_WE)
