@@ -196,3 +196,22 @@ TEST_CASE("a filtered run reports only what it ran, and passes when that passed"
   const auto text = render_text(r, false);
   CHECK(text.find("Filtered run") != std::string::npos);
 }
+
+TEST_CASE("an exercise whose timed cases are not graded says so once, not again as planned cases", "[report]") {
+  const auto config = LabConfig::parse(kLab, "lab.toml");
+  // tiled's correctness failed, so its two planned timed cases were never run: one line says
+  // why, and no "planned case 2 of 2 ... did not get this far (completed)" contradicts it.
+  std::vector<CaseResult> results = {make("naive", "correctness", "a", Outcome::Passed),
+                                     make("naive", "performance", "1024", Outcome::Passed),
+                                     make("tiled", "correctness", "a", Outcome::Incorrect),
+                                     make("tiled", "static", "shared", Outcome::Passed)};
+  const std::vector<Plan> plans = {{"tiled", "correctness", 1}, {"tiled", "performance", 2}};
+  const auto r = build_report(config, results, {}, 1, "GPU", plans);
+  const auto& perf = r.exercises[1].kinds[2];
+  REQUIRE(perf.kind == "performance");
+  REQUIRE(perf.cases.size() == 1);
+  CHECK(perf.cases[0].detail.rfind("not graded:", 0) == 0);
+  const std::string text = render_text(r, false);
+  CHECK(text.find("planned case") == std::string::npos);
+  CHECK(text.find("did not get this far") == std::string::npos);
+}
