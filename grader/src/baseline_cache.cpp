@@ -21,18 +21,17 @@ fs::path cache_dir() {
   return fs::temp_directory_path() / "cuda-workbook";
 }
 
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
 std::string machine_id() {
   char host[256] = "unknown-host";
   ::gethostname(host, sizeof host - 1);
-  std::string cpu = "unknown CPU";
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  return std::string(host) + " / " + cpu;
+  return std::string(host) + " / " + cpu_model();
 }
 
 namespace {

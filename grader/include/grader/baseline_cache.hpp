@@ -25,6 +25,7 @@ struct BaselineTime {
 
 std::filesystem::path cache_dir();
 std::string machine_id();  // "hostname / CPU model name"
+std::string cpu_model();   // /proc/cpuinfo's model name ("unknown CPU" where it has none)
 
 // Returns the cached time for `key` on this machine, or runs `measure` (with the file locked),
 // stores its result and returns it. `announce` is printed before a measurement starts (and if

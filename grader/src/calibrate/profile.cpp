@@ -9,7 +9,6 @@
 #include <toml++/toml.h>
 
 #include <cctype>
-#include <fstream>
 #include <sstream>
 
 namespace grader::calibrate {
@@ -18,13 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
-
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 
 // Lower case, runs of anything but letters and digits as one '-'.
 std::string slug(const std::string& text) {
