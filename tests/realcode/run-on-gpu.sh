@@ -12,7 +12,7 @@ build=${1:-build/gpu}
 work=${2:-$build/test-runs/realcode}
 shift $(( $# > 2 ? 2 : $# ))
 labs=("$@")
-[ ${#labs[@]} -gt 0 ] || labs=(matmul-tiled particle-storm kmeans)
+[ ${#labs[@]} -gt 0 ] || labs=(matmul-tiled coalescing granularity particle-storm kmeans)
 rm -rf "$work"
 mkdir -p "$work/results"
 python3 tests/realcode/make_submissions.py "$PWD" "$work/submissions" "${labs[@]}"
