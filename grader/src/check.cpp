@@ -1,6 +1,7 @@
 #include "check.hpp"
 
 #include "grader/build_log.hpp"
+#include "grader/file_lock.hpp"
 #include "grader/isolation.hpp"
 #include "grader/files.hpp"
 #include "grader/include_check.hpp"
@@ -88,6 +89,10 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   const std::uint64_t seed = o.seed.value_or(workbook::fresh_seed());
   const fs::path run_dir = paths.run_dir(o.lab);
   fs::create_directories(run_dir);
+  // One check of a lab at a time per build folder: two at once would build into the same test
+  // program and append to the same results file (each report then mixing in the other's cases),
+  // and time their kernels on a shared GPU. A second one waits its turn, saying so.
+  const FileLock lock = lock_lab_runs(run_dir, "grader check " + o.lab);
   const fs::path program = paths.test_program(o.lab, o.reference);
   const bool tty = ::isatty(STDERR_FILENO) && !o.json;
 

@@ -5,6 +5,7 @@
 #include "calibrate/thresholds.hpp"
 #include "grader/baseline_cache.hpp"
 #include "grader/build_log.hpp"
+#include "grader/file_lock.hpp"
 #include "grader/files.hpp"
 #include "grader/process.hpp"
 #include "grader/results.hpp"
@@ -50,6 +51,7 @@ LabRun measure_lab(const Paths& paths, const std::string& lab, const LabConfig& 
   const fs::path program = paths.test_program(lab, out.reference);
   const fs::path dir = paths.run_dir(lab);
   fs::create_directories(dir);
+  const FileLock lock = lock_lab_runs(dir, "grader calibrate " + lab);  // not timed beside a check
   if (build) {
     ProcessOptions b;
     b.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target", program.filename().string()};

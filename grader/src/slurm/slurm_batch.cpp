@@ -2,6 +2,7 @@
 
 #include "slurm/jobs.hpp"
 
+#include "grader/file_lock.hpp"
 #include "grader/files.hpp"
 #include "grader/gradebook.hpp"
 #include "grader/report.hpp"
@@ -11,9 +12,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -115,8 +113,8 @@ int Run::run() {
 
   // Nothing is graded twice at once: one submitting grader per results folder (the lock, held
   // until this one ends), and no array of an earlier one still queued or running.
-  const int lock_fd = ::open((slurm_dir_ / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+  const auto lock = FileLock::try_lock(slurm_dir_ / "lock");
+  if (!lock) {
     std::cerr << "grader batch --slurm: another grader is submitting or following " << out_.string() << " now\n";
     return 3;
   }
