@@ -298,3 +298,68 @@ TEST_CASE("machine profiles: written, read back, found for the same machine only
   ::unsetenv("WORKBOOK_CACHE_DIR");
   fs::remove_all(root);
 }
+
+TEST_CASE("calibration: a share of the copy bandwidth follows what bounds the kernel, with no CPU in it",
+          "[calibrate]") {
+  // The H200 beside the H100 (both measured 2026-11-26): the same FP32 rate (63.2 and 62.9
+  // TFLOP/s), 1.42x the copy bandwidth (4234 and 2979 GB/s), a CPU twice as slow here.
+  // transpose_tiled's bank conflicts bind it to the SMs: 0.59 of the copy on the H100, 0.396 on
+  // the H200. transpose_padded is bound by memory: 0.97 on either; naive reaches 0.17.
+  const LabConfig config = lab("coalescing");
+  Measurement home = home_peaks(), here = home_peaks();
+  here.copy_gbs *= 4234.0 / 2979.0;
+  here.fp32_tflops *= 63.2 / 62.9;
+  home.baseline_ms["coalescing/sequential-transpose/8192x8192"] = 923;
+  here.baseline_ms["coalescing/sequential-transpose/8192x8192"] = 1846;
+  const auto value_of = [](const std::vector<grader::calibrate::Derived>& derived, const std::string& threshold) {
+    const auto it = std::find_if(derived.begin(), derived.end(), [&](const auto& d) { return d.threshold == threshold; });
+    REQUIRE(it != derived.end());
+    INFO(it->how);
+    return it->value;
+  };
+  const auto derived = derive(config, home, here);  // ceilings only: a student's workbook
+  const double tiled = value_of(derived, "exercises.transpose_tiled.min_copy_fraction");
+  CHECK(tiled == Approx(0.40 * (63.2 / 62.9) / (4234.0 / 2979.0)));
+  CHECK(0.396 >= 1.3 * tiled);  // the reference's tiled transpose passes, with room
+  CHECK(0.17 < tiled);          // a naive transpose submitted as tiled does not
+  const double padded = value_of(derived, "exercises.transpose_padded.min_copy_fraction");
+  CHECK(padded == Approx(0.70));  // bound by memory: the same share anywhere
+  CHECK(0.396 < padded);          // the tiled transpose submitted as padded fails
+  CHECK(value_of(derived, "exercises.add_x_cols.min_copy_fraction") == Approx(0.65));
+  // The CPU is in the speedups, not in the shares.
+  CHECK(value_of(derived, "exercises.transpose_padded.min_speedup") == Approx(1000 * (4234.0 / 2979.0) * 2));
+
+  // With the reference measured on both machines, a share keeps its margin, like a speedup.
+  home.reference["exercises.transpose_tiled.min_copy_fraction"] = 0.59;
+  here.reference["exercises.transpose_tiled.min_copy_fraction"] = 0.396;
+  CHECK(value_of(derive(config, home, here), "exercises.transpose_tiled.min_copy_fraction") ==
+        Approx(0.396 / (0.59 / 0.40)));
+}
+
+TEST_CASE("calibration: a derived threshold leaves the reference at least min_margin", "[calibrate]") {
+  // kmeans on the H100 host of 2026-11-26: the reference's all_gpu_privatized reached 82.4x on
+  // {256,16,16,10} against a shipped 70x, a margin of 1.18 that one noisy run at home left.
+  LabConfig config = lab("kmeans");
+  CHECK(grader::calibrate::min_margin(config) == Approx(1.3));
+  Measurement home = home_peaks(), here = home_peaks();
+  home.reference["exercises.all_gpu_privatized.min_speedup_16d"] = 82.4;
+  here.reference["exercises.all_gpu_privatized.min_speedup_16d"] = 78.2;  // the H200's
+  home.reference["exercises.all_gpu_privatized.min_speedup_2d"] = 165;    // a margin of 2.5 is kept
+  here.reference["exercises.all_gpu_privatized.min_speedup_2d"] = 102;
+  home.baseline_ms["kmeans/sequential/{256,2,16,10}"] = here.baseline_ms["kmeans/sequential/{256,2,16,10}"] = 9000;
+  const auto derived = derive(config, home, here);
+  const auto find = [&](const std::string& threshold) {
+    return *std::find_if(derived.begin(), derived.end(), [&](const auto& d) { return d.threshold == threshold; });
+  };
+  const auto thin = find("exercises.all_gpu_privatized.min_speedup_16d");
+  CHECK(thin.value == Approx(78.2 / 1.3));
+  CHECK(thin.how.find("min_margin (1.30; shipped 1.18)") != std::string::npos);
+  CHECK(find("exercises.all_gpu_privatized.min_speedup_2d").value == Approx(102 / (165.0 / 65)));
+
+  config.apply_override("[calibration]\nmin_margin = 0.5\n", "course.toml");
+  CHECK_THROWS_AS(grader::calibrate::min_margin(config), grader::ConfigError);
+  LabConfig bad = lab("coalescing");
+  bad.apply_override("[calibration]\n\"exercises.add_x_cols.min_copy_fraction\" = { bound = \"bandwidth\", over = \"gpu\" }\n",
+                     "x.toml");
+  CHECK_THROWS_AS(grader::calibrate::rules(bad), grader::ConfigError);
+}

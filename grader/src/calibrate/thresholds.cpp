@@ -19,13 +19,6 @@ Bound bound_of(const std::string& word, const std::string& threshold) {
                     word + "\"");
 }
 
-double need(const std::map<std::string, double>& values, const std::string& key, const char* what) {
-  const auto it = values.find(key);
-  if (it == values.end() || !(it->second > 0))
-    throw std::invalid_argument(fmt::format("no {} measured for {}", what, key));
-  return it->second;
-}
-
 // This CPU's baseline time over home's for `threshold`: its own baseline where both machines
 // have one under its name, else the geometric mean over every baseline both have.
 double cpu_ratio(const Measurement& home, const Measurement& here, const std::string& threshold) {
@@ -60,7 +53,7 @@ std::vector<Rule> rules(const LabConfig& config) {
   for (const auto& [key, value] : *table) {
     Rule r;
     r.threshold = std::string(key.str());
-    if (r.threshold == "home") continue;
+    if (r.threshold == "home" || r.threshold == "min_margin") continue;
     const auto* rule = value.as_table();
     if (!rule) throw ConfigError("[calibration] \"" + r.threshold + "\" must be { judges = ..., bound = ... }");
     if (!config.number(r.threshold))
@@ -69,6 +62,11 @@ std::vector<Rule> rules(const LabConfig& config) {
     r.bound = bound_of((*rule)["bound"].value_or(std::string{}), r.threshold);
     const std::string name = r.threshold.substr(r.threshold.rfind('.') + 1);
     r.metric = (*rule)["metric"].value_or(name.rfind("min_", 0) == 0 ? name.substr(4) : name);
+    const std::string over = (*rule)["over"].value_or(std::string("baseline"));
+    if (over != "baseline" && over != "copy")
+      throw ConfigError("[calibration] \"" + r.threshold + "\": over must be \"baseline\" or \"copy\", not \"" + over +
+                        "\"");
+    r.over_copy = over == "copy";
     out.push_back(std::move(r));
   }
   return out;
@@ -76,6 +74,12 @@ std::vector<Rule> rules(const LabConfig& config) {
 
 std::string home_profile(const LabConfig& config) {
   return config.table()["calibration"]["home"].value_or(std::string{});
+}
+
+double min_margin(const LabConfig& config) {
+  const double m = config.table()["calibration"]["min_margin"].value_or(kDefaultMinMargin);
+  if (!(m >= 1)) throw ConfigError("[calibration] min_margin must be 1 or more, not " + std::to_string(m));
+  return m;
 }
 
 // The reference's value of each rule's metric: the lowest over the timed cases the threshold
@@ -99,6 +103,7 @@ std::map<std::string, double> reference_values(const std::vector<Rule>& rules, c
 
 std::vector<Derived> derive(const LabConfig& config, const Measurement& home, const Measurement& here) {
   std::vector<Derived> out;
+  const double least_margin = min_margin(config);
   for (const Rule& rule : rules(config)) {
     Derived d;
     d.threshold = rule.threshold;
@@ -107,18 +112,32 @@ std::vector<Derived> derive(const LabConfig& config, const Measurement& home, co
     if (rule.bound == Bound::Fixed) {
       d.value = d.shipped;
       d.how = "as shipped: it compares two kernels of one machine";
-    } else if (d.reference_here) {
-      const double margin = need(home.reference, rule.threshold, "reference at home") / d.shipped;
+    } else if (const auto at_home = home.reference.find(rule.threshold);
+               d.reference_here && at_home != home.reference.end() && at_home->second > 0) {
+      const double shipped_margin = at_home->second / d.shipped;
+      const double margin = std::max(shipped_margin, least_margin);
       d.value = *d.reference_here / margin;
-      d.how = fmt::format("the reference here ({:.4g}) over the shipped margin ({:.2f})", *d.reference_here, margin);
+      d.how = shipped_margin >= least_margin
+                  ? fmt::format("the reference here ({:.4g}) over the shipped margin ({:.2f})", *d.reference_here, margin)
+                  : fmt::format("the reference here ({:.4g}) over min_margin ({:.2f}; shipped {:.2f})", *d.reference_here,
+                                margin, shipped_margin);
     } else {
-      const double peak_home = peak(home, rule.bound), peak_here = peak(here, rule.bound);
-      if (!(peak_home > 0) || !(peak_here > 0))
-        throw std::invalid_argument(fmt::format("no {} measured for {}", peak_name(rule.bound), rule.threshold));
-      const double gpu = peak_here / peak_home;
-      const double cpu = cpu_ratio(home, here, rule.threshold);
-      d.value = d.shipped * gpu * cpu;
-      d.how = fmt::format("shipped x {} ({:.2f}) x CPU baseline ({:.2f})", peak_name(rule.bound), gpu, cpu);
+      const auto ratio = [&](Bound bound) {
+        const double at_home = peak(home, bound), here_now = peak(here, bound);
+        if (!(at_home > 0) || !(here_now > 0))
+          throw std::invalid_argument(fmt::format("no {} measured for {}", peak_name(bound), rule.threshold));
+        return here_now / at_home;
+      };
+      const double gpu = ratio(rule.bound);
+      if (rule.over_copy) {
+        const double copy = ratio(Bound::Bandwidth);
+        d.value = d.shipped * gpu / copy;
+        d.how = fmt::format("shipped x {} ({:.2f}) / copy bandwidth ({:.2f})", peak_name(rule.bound), gpu, copy);
+      } else {
+        const double cpu = cpu_ratio(home, here, rule.threshold);
+        d.value = d.shipped * gpu * cpu;
+        d.how = fmt::format("shipped x {} ({:.2f}) x CPU baseline ({:.2f})", peak_name(rule.bound), gpu, cpu);
+      }
     }
     out.push_back(std::move(d));
   }

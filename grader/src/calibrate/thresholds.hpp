@@ -5,15 +5,18 @@
 // machine's into this machine's values:
 //
 //   - where the reference solution was measured here (an instructor's workbook, solutions/
-//     present), the threshold keeps the margin it had at home:
-//         here = reference here x (shipped / reference at home);
+//     present), the threshold keeps the margin it had at home, or [calibration] min_margin if
+//     that is larger:
+//         here = reference here / max(reference at home / shipped, min_margin);
 //   - where it was not (a student's workbook), it follows the measured ceiling:
 //         here = shipped x (this GPU's peak / home's) x (this CPU's baseline time / home's),
 //     the peak being the FP32 rate, the copy bandwidth or the host-to-device bandwidth, whichever
 //     bounds the timed call: a speedup over the sequential baseline is the baseline's time over
-//     the call's;
-//   - a threshold that compares two kernels of one machine (tiled over naive, a share of the copy
-//     bandwidth) stays as shipped.
+//     the call's. A share of this GPU's copy bandwidth (over = "copy") has no CPU in it:
+//         here = shipped x (this GPU's peak / home's) / (this GPU's copy bandwidth / home's),
+//     1 for a kernel bound by memory, less on a GPU whose memory outgrew its SMs;
+//   - a threshold that compares two kernels of one machine bound alike (tiled over naive) stays
+//     as shipped.
 //
 // Thresholds stay speedups over the sequential baseline in every report; what changes is where
 // their values come from. An instructor's override files are laid over the result, so they win.
@@ -39,15 +42,24 @@ struct Rule {
   std::string judges;     // the timed case it judges, for the reader: "naive at performance.size"
   std::string metric;     // the judged cases' metric it bounds: "speedup" for min_speedup
   Bound bound = Bound::Fixed;
+  // What the metric is measured against: the sequential baseline on the CPU (a speedup, the
+  // default), or this GPU's own copy kernel (a share of the copy bandwidth: no CPU in it, and a
+  // kernel bound by the SMs reaches a smaller share of a GPU whose memory is faster).
+  bool over_copy = false;
 };
 
 // The [calibration] table: `"<threshold path>" = { judges = "...", bound = "fp32" | "bandwidth"
-// | "transfer" | "fixed", metric = "..." }` (metric defaults to the threshold's name without its
-// "min_": min_speedup_2d bounds speedup_2d... unless given), and `home = "<profile>"`, the machine
-// the shipped values were set on. Throws ConfigError for a rule whose threshold lab.toml does not
+// | "transfer" | "fixed", metric = "...", over = "baseline" | "copy" }` (metric defaults to the
+// threshold's name without its "min_": min_speedup_2d bounds speedup_2d... unless given; over
+// defaults to "baseline"), `home = "<profile>"`, the machine the shipped values were set on, and
+// `min_margin`, the least margin a derived threshold leaves the reference where it was timed. Throws ConfigError for a rule whose threshold lab.toml does not
 // have, or an unknown bound.
 std::vector<Rule> rules(const LabConfig& config);
 std::string home_profile(const LabConfig& config);  // "" when [calibration] names none
+// [calibration] min_margin: one run at home may have left the reference a thin margin over a
+// shipped value (a noisy host); derived thresholds leave it at least this much.
+constexpr double kDefaultMinMargin = 1.3;
+double min_margin(const LabConfig& config);
 
 // What one machine measured. `reference` is keyed by threshold path: the reference solution's
 // value of the judged metric (a speedup; the lowest of the cases the threshold judges).
