@@ -275,6 +275,8 @@ int main(int argc, char** argv) {
                         "The profile's folder (default: <cache>/profiles/<machine>; grader/profiles/<name> to ship it)");
   calibrate->add_flag("--no-build", calibrate_no_build, "Do not rebuild the test programs first");
   calibrate->add_flag("--json", calibrate_opts.json, "Machine-readable output");
+  calibrate->add_option("--show", calibrate_opts.show,
+                        "Print the thresholds a profile gives (a name in grader/profiles/, or a folder), measuring nothing");
 
   check->add_flag("--leaderboard", check_leaderboard,
                   "Time your code the leaderboard's way and show where it would place between the reference tiers");

@@ -119,14 +119,14 @@ Derivation derive_here(const Paths& paths, const LabConfig& config, const Profil
 
 std::string fmt_value(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
 
-void print_table(const std::string& home, const Derivation& d, const Measurement& measured) {
+void print_table(const std::string& home, const std::string& here, const Derivation& d, const Measurement& measured) {
   if (!d.why_not.empty()) {
     std::cout << "  thresholds as shipped: " << d.why_not << '\n';
     for (const auto& [threshold, value] : measured.reference)
       std::cout << fmt::format("    {:<52} reference here {}\n", threshold, fmt_value(value));
     return;
   }
-  std::cout << fmt::format("  {:<52} {:>10} {:>12} {:>10} {:>7}\n", "threshold", home + " (shipped)", "this machine",
+  std::cout << fmt::format("  {:<52} {:>10} {:>12} {:>10} {:>7}\n", "threshold", home + " (shipped)", here,
                            "reference", "margin");
   for (const auto& t : d.derived) {
     const std::string ref = t.reference_here ? fmt_value(*t.reference_here) : "-";
@@ -146,9 +146,45 @@ nlohmann::json to_json(const Derivation& d) {
   return j;
 }
 
+// --show: an existing profile's thresholds, measuring nothing.
+int show_profile(const Paths& paths, const CalibrateOptions& o) {
+  const fs::path as_given(*o.show);
+  std::optional<Profile> profile;
+  for (const fs::path& dir : {as_given, shipped_profiles_dir(paths.source_root) / as_given, local_profiles_dir() / as_given})
+    if (!profile) profile = load_profile(dir);
+  if (!profile) {
+    std::cerr << "grader calibrate --show: no profile named " << *o.show << " (looked for profile.toml in " << *o.show
+              << ", " << (shipped_profiles_dir(paths.source_root) / as_given).string() << " and "
+              << (local_profiles_dir() / as_given).string() << ")\n";
+    return 64;
+  }
+  const std::vector<std::string> labs = o.labs.empty() ? available_labs(paths) : o.labs;
+  nlohmann::json lab_json = nlohmann::json::object();
+  if (!o.json)
+    std::cout << fmt::format("profile {} ({}): {}, calibrated {}\n", profile->name, (profile->dir / "profile.toml").string(),
+                             profile->machine.describe(), profile->calibrated);
+  for (const auto& lab : labs) {
+    const LabConfig config = shipped_config(paths, lab);
+    const Derivation d = derive_here(paths, config, *profile, lab);
+    if (o.json) {
+      lab_json[lab] = {{"thresholds", to_json(d)}};
+      if (!d.why_not.empty()) lab_json[lab]["as_shipped_because"] = d.why_not;
+      continue;
+    }
+    std::cout << lab << ":\n";
+    print_table(home_profile(config), profile->name, d, profile->of_lab(lab));
+  }
+  if (o.json)
+    std::cout << nlohmann::json{{"profile", profile->name}, {"machine", profile->machine.describe()}, {"labs", lab_json}}.dump(2)
+              << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int cmd_calibrate(const Paths& paths, const CalibrateOptions& o) {
+  for (const auto& lab : o.labs) shipped_config(paths, lab);  // an unknown lab: exit 64 first
+  if (o.show) return show_profile(paths, o);
   std::string why;
   if (workbook::device_count(&why) == 0) {
     std::cerr << "grader calibrate: no CUDA GPU is usable here: " << why << '\n';
@@ -195,7 +231,7 @@ int cmd_calibrate(const Paths& paths, const CalibrateOptions& o) {
     }
     profile.labs[lab] = run.measured;
     const Derivation d = derive_here(paths, configs[i], profile, lab);
-    if (talk) print_table(home_profile(configs[i]), d, run.measured);
+    if (talk) print_table(home_profile(configs[i]), "this machine", d, run.measured);
     lab_json[lab] = {{"seconds", run.seconds}, {"reference_timed", run.reference}, {"thresholds", to_json(d)}};
     if (!d.why_not.empty()) lab_json[lab]["as_shipped_because"] = d.why_not;
   }

@@ -18,6 +18,9 @@ struct CalibrateOptions {
   bool json = false;
   std::optional<std::filesystem::path> output;  // the profile's folder (default: <cache>/profiles/<machine>)
   bool quiet = false;             // one line per lab (check's calibration on first use)
+  // --show: print the thresholds an existing profile gives (a name under grader/profiles/ or
+  // <cache>/profiles/, or a folder), measuring nothing: no GPU needed.
+  std::optional<std::string> show;
 };
 
 // Exit status: 0 calibrated (a lab whose measurement failed is named, and exits 3), 4 no GPU,

@@ -129,7 +129,10 @@ std::vector<Derived> derive(const LabConfig& config, const Measurement& home, co
         return here_now / at_home;
       };
       const double gpu = ratio(rule.bound);
-      if (rule.over_copy) {
+      if (rule.over_copy && rule.bound == Bound::Bandwidth) {
+        d.value = d.shipped;
+        d.how = "as shipped: a kernel bound by memory keeps its share of the copy bandwidth on any GPU";
+      } else if (rule.over_copy) {
         const double copy = ratio(Bound::Bandwidth);
         d.value = d.shipped * gpu / copy;
         d.how = fmt::format("shipped x {} ({:.2f}) / copy bandwidth ({:.2f})", peak_name(rule.bound), gpu, copy);
