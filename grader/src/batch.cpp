@@ -120,6 +120,9 @@ private:
   Phase run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
                   const std::string& filter, bool exclusive, const fs::path& log);
   void record(const StudentResult& r);
+  // feedback/<id>.md and gradescope/<id>/results.json, rendered from a result (a kept one too,
+  // rescored with today's configuration: every output says what the gradebook says).
+  void write_student_files(const StudentResult& r);
   void write_gradebook();
   nlohmann::json run_info() const;
   // build_report with the run's words on where the thresholds come from (a machine profile).
@@ -256,6 +259,11 @@ StudentResult Batch::grade(const Submission& s) {
     return r;
   }
   if (g_interrupted) throw std::runtime_error("interrupted");
+  if (o_.build_only) {
+    const std::string why = "built (--build-only): not run yet; the same command without --build-only, on a "
+                            "machine with a GPU, grades it";
+    return finish("built", why, {RunState::NotGraded, why});
+  }
 
   // 3. Run: correctness and static checks (GPU shared), then the timed cases (GPU alone).
   fs::remove_all(run);
@@ -350,11 +358,17 @@ Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, co
   return phase;
 }
 
-void Batch::record(const StudentResult& r) {
-  // The student's own files first, each atomic; the gradebook after, from everything so far.
-  write_atomically(students_dir_ / (r.student + ".json"), to_json(r).dump(2) + "\n");
+void Batch::write_student_files(const StudentResult& r) {
+  if (o_.task()) return;  // the submitting grader renders them, from every task's results
   write_atomically(o_.out / "feedback" / (r.student + ".md"), feedback_markdown(r));
   write_atomically(o_.out / "gradescope" / r.student / "results.json", gradescope_json(r, gradescope_visibility(config_)).dump(2) + "\n");
+}
+
+void Batch::record(const StudentResult& r) {
+  // The kept result first, then what is rendered from it, each atomic; the gradebook after, from
+  // everything so far.
+  write_atomically(students_dir_ / (r.student + ".json"), to_json(r).dump(2) + "\n");
+  write_student_files(r);
   std::lock_guard<std::mutex> lock(results_mutex_);
   results_[r.student] = r;
   write_gradebook();
@@ -429,7 +443,11 @@ int Batch::run() {
   device_ = workbook::device_count(&why_no_gpu) > 0 ? workbook::query_device(0).name : "";
   if (!o_.task()) write_atomically(meta, run_info().dump(2) + "\n");
   std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", submissions.size(), config_.name(), seed_)
-            << "GPU: " << (device_.empty() ? "none (" + why_no_gpu + "): runs will report 'no GPU'" : device_) << '\n'
+            << "GPU: "
+            << (o_.build_only ? "not used (--build-only: every submission is built, none is run)"
+                : device_.empty() ? "none (" + why_no_gpu + "): runs will report 'no GPU'"
+                                  : device_)
+            << '\n'
             << "protection: " << sandbox_.describe() << '\n';
   if (!o_.thresholds_note.empty()) std::cerr << "thresholds: " << o_.thresholds_note << '\n';
 
@@ -443,6 +461,12 @@ int Batch::run() {
         // Kept, but scored again with today's configuration (a changed point value or
         // threshold applies to everyone, not only to those graded after the change).
         StudentResult kept = student_from_json(nlohmann::json::parse(read_file(saved)));
+        // Not kept: what says nothing of the student's work (worth_keeping). A Slurm merge
+        // shows every task's result as it came.
+        if (!o_.merge_only && !worth_keeping(kept, o_.build_only)) {
+          todo.push_back(s);
+          continue;
+        }
         const std::vector<CaseResult> cases = all_cases(kept.report);  // "not run" ones too: they count
         if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
             kept.report.run.state == RunState::TimedOut) {
@@ -452,6 +476,7 @@ int Batch::run() {
           kept.report = rescored(kept, {});
         }
         results_[s.student] = kept;
+        write_student_files(kept);
         continue;
       } catch (const std::exception&) {
         // unreadable: grade again
@@ -473,7 +498,9 @@ int Batch::run() {
   // The sequential baseline is measured once, before any submission runs: inside the sandbox the
   // cache is read-only, so no submission can spend time on it, or tamper with it. A workbook
   // without solutions/ (a student release) has no reference to run: said once, and skipped.
-  if (!device_.empty() && total_ > 0 && !paths_.has_reference(config_.name())) {
+  if (o_.build_only) {
+    // nothing runs: no baseline to measure
+  } else if (!device_.empty() && total_ > 0 && !paths_.has_reference(config_.name())) {
     std::cerr << "calibrating: skipped: no reference solution in this workbook (solutions/" << config_.name()
               << "/ is not here): the thresholds are lab.toml's (and your --config files') as they are, and a "
                  "sequential baseline not yet cached for this machine is measured in each submission's timed "
@@ -591,6 +618,11 @@ SubmissionProgram submission_program(const Paths& paths, const std::string& lab,
   return {build / "grade-submission", {}};
 }
 
+bool worth_keeping(const StudentResult& r, bool build_only) {
+  if (r.report.run.state == RunState::NoGpu || r.status == "grader error" || r.status == "slurm failed") return false;
+  return r.status != "built" || build_only;
+}
+
 void refuse_output_inside_submissions(const BatchOptions& o) {
   std::error_code subs_ec, out_ec;
   const fs::path subs = fs::weakly_canonical(fs::absolute(o.submissions), subs_ec);
@@ -605,6 +637,15 @@ void refuse_output_inside_submissions(const BatchOptions& o) {
 int run_batch(const Paths& paths, const BatchOptions& options) {
   refuse_output_inside_submissions(options);
   LabConfig config = load_lab(paths, options.lab, options.overrides);
+  // Without a GPU nothing can be graded: say so now, not after building every submission (a
+  // Slurm task records its students "no GPU" instead, for the grader that merges them to show).
+  if (std::string why; !options.build_only && !options.run_without_gpu && !options.task() && !options.merge_only &&
+                       workbook::device_count(&why) == 0) {
+    std::cerr << "grader batch: no CUDA GPU is usable here (" << why
+              << "): nothing can be graded.\n  On a cluster, run it where the job has a GPU (sbatch --gres=gpu:1), "
+                 "or use --slurm. To build every submission without running it, add --build-only.\n";
+    return 4;
+  }
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigaction(SIGINT, &action, nullptr);

@@ -8,6 +8,7 @@
 // is interrupted resumes where it stopped.
 #pragma once
 
+#include "grader/gradebook.hpp"
 #include "labs.hpp"
 
 #include <cstdint>
@@ -45,6 +46,13 @@ struct BatchOptions {
   std::optional<std::uint64_t> seed;             // the same inputs for every submission
   std::vector<std::string> regrade;              // students to grade again (others are kept)
   bool regrade_all = false;
+  // --build-only: prepare and build every submission, run nothing (status "built"). The one way
+  // to use `batch` on a machine without a usable GPU; a later run with a GPU grades them.
+  bool build_only = false;
+  // --run-without-gpu (hidden, for the project's CPU tests): run the submissions even where no
+  // GPU is usable. Their start-up code runs (the sandbox is tested on it); each then reports
+  // "no GPU".
+  bool run_without_gpu = false;
   int jobs = 0;                   // submissions prepared and built at once (0: the CPU count)
   int gpu_jobs = 4;               // correctness runs on the GPU at once (timed runs: always one)
   double build_timeout_s = 600;
@@ -68,6 +76,11 @@ struct BatchOptions {
 int run_batch(const Paths& paths, const BatchOptions& options);
 
 // Throws std::invalid_argument when the results folder is the submissions folder or inside it.
+// Whether a resumed run keeps a student's earlier result. Never what says nothing of the
+// student's work: "no GPU" where it ran, the grader's own error, a Slurm task that never ran;
+// "built" only in another --build-only run.
+bool worth_keeping(const StudentResult& r, bool build_only);
+
 void refuse_output_inside_submissions(const BatchOptions& options);
 
 }  // namespace grader

@@ -195,6 +195,11 @@ int main(int argc, char** argv) {
   auto* batch_seed = batch->add_option("--seed", seed, "Inputs for every submission (default: fresh, kept on resume)");
   batch->add_option("--regrade", batch_opts.regrade, "Grade these students again (ids; others are kept)")->delimiter(',');
   batch->add_flag("--regrade-all", batch_opts.regrade_all, "Grade every submission again");
+  batch->add_flag("--build-only", batch_opts.build_only,
+                  "Build every submission and run nothing (works without a GPU; a later run grades them)");
+  batch->add_flag("--run-without-gpu", batch_opts.run_without_gpu,
+                  "(testing) run the submissions where no GPU is usable; each reports 'no GPU'")
+      ->group("");
   batch->add_option("-j,--jobs", batch_opts.jobs, "Submissions prepared and built at once (default: CPU count)")
       ->check(CLI::Range(1, 4096));
   batch->add_option("--gpu-jobs", batch_opts.gpu_jobs, "Correctness runs on the GPU at once; timed runs are always alone")

@@ -63,7 +63,22 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E tar czf ${subs}/nested-tgz.tar.gz ne
 execute_process(COMMAND ${MAKE_ARCHIVES} ${subs} ${good_source} COMMAND_ERROR_IS_FATAL ANY)
 
 set(batch_args batch matmul-tiled ${subs} -o ${out} --jobs 4 --timeout 30 --memory-limit 1 --max-processes 32 --seed 12345)
+# Without a usable GPU, `grader batch` refuses at once (exit 4), before building anything. The
+# project's CPU test then runs the submissions anyway (--run-without-gpu, hidden): their start-up
+# code is what tests the sandbox here, and each reports "no GPU" after it.
+string(TIMESTAMP t0 "%s%f")
 execute_process(COMMAND ${GRADER} ${batch_args} RESULT_VARIABLE rc ERROR_VARIABLE log OUTPUT_VARIABLE stdout)
+string(TIMESTAMP t1 "%s%f")
+if(rc EQUAL 4)
+  math(EXPR refused_ms "(${t1} - ${t0}) / 1000")
+  if(refused_ms GREATER 1000 OR EXISTS ${out} OR NOT log MATCHES "no CUDA GPU is usable here.*--build-only")
+    message(FATAL_ERROR "without a GPU, grader batch took ${refused_ms} ms to refuse, or wrote ${out}, or did not "
+                        "say why and what to do:\n${log}")
+  endif()
+  message(STATUS "no GPU: grader batch refused in ${refused_ms} ms (exit 4), nothing written")
+  list(APPEND batch_args --run-without-gpu)
+  execute_process(COMMAND ${GRADER} ${batch_args} RESULT_VARIABLE rc ERROR_VARIABLE log OUTPUT_VARIABLE stdout)
+endif()
 message(STATUS "grader batch (exit ${rc}):\n${log}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "grader batch exited with ${rc}")
@@ -167,15 +182,40 @@ else()
   message(WARNING "bubblewrap is not in force here (${protection}): the read-only and no-network checks are not made")
 endif()
 
-# A second run resumes: every result is kept, nothing is graded again.
-execute_process(COMMAND ${GRADER} ${batch_args} RESULT_VARIABLE rc ERROR_VARIABLE log2)
-if(NOT rc EQUAL 0 OR NOT log2 MATCHES "${n_students} already graded" OR NOT log2 MATCHES "graded 0 submissions")
-  string(APPEND problems "\n  a second run did not resume (exit ${rc}):\n${log2}")
+# A second run resumes: every result is kept and nothing is graded again, except the "no GPU"
+# rows (they say nothing of the work; without a GPU here, the five well-behaved ones).
+set(n_no_gpu 0)
+if(ran_good STREQUAL "no GPU")
+  set(n_no_gpu 5)
 endif()
-# --regrade redoes only the students named.
+math(EXPR n_resumed "${n_students} - ${n_no_gpu}")
+execute_process(COMMAND ${GRADER} ${batch_args} RESULT_VARIABLE rc ERROR_VARIABLE log2)
+if(NOT rc EQUAL 0 OR NOT log2 MATCHES "${n_resumed} already graded" OR NOT log2 MATCHES "graded ${n_no_gpu} submission")
+  string(APPEND problems "\n  a second run did not resume with ${n_resumed} kept (exit ${rc}):\n${log2}")
+endif()
+# --regrade redoes only the students named (and the "no GPU" rows).
+math(EXPR n_kept "${n_kept} - ${n_no_gpu}")
+math(EXPR n_regraded "2 + ${n_no_gpu}")
 execute_process(COMMAND ${GRADER} ${batch_args} --regrade missing,broken RESULT_VARIABLE rc ERROR_VARIABLE log3)
-if(NOT rc EQUAL 0 OR NOT log3 MATCHES "${n_kept} already graded" OR NOT log3 MATCHES "graded 2 submissions")
+if(NOT rc EQUAL 0 OR NOT log3 MATCHES "${n_kept} already graded" OR NOT log3 MATCHES "graded ${n_regraded} submissions")
   string(APPEND problems "\n  --regrade missing,broken did not regrade exactly those two (exit ${rc}):\n${log3}")
+endif()
+
+# --build-only builds and runs nothing, GPU or not: "built", kept by another --build-only run
+# and graded by a run without it.
+file(MAKE_DIRECTORY ${WORK}/build-only/good ${WORK}/build-only/missing)
+file(WRITE ${WORK}/build-only/good/matmul.cu "${solution}")
+set(build_only_args batch matmul-tiled ${WORK}/build-only -o ${WORK}/build-only-results --seed 12345 --build-only)
+execute_process(COMMAND ${GRADER} ${build_only_args} RESULT_VARIABLE rc ERROR_VARIABLE log4)
+file(READ ${WORK}/build-only-results/gradebook.csv built_book)
+file(READ ${WORK}/build-only-results/feedback/good.md built_feedback)
+if(NOT rc EQUAL 0 OR NOT built_book MATCHES "\ngood,0,0,0,100,built," OR NOT built_book MATCHES "\nmissing,0,0,0,100,missing file,"
+   OR NOT built_feedback MATCHES "--build-only")
+  string(APPEND problems "\n  --build-only (exit ${rc}) did not record good as built:\n${built_book}\n${log4}")
+endif()
+execute_process(COMMAND ${GRADER} ${build_only_args} RESULT_VARIABLE rc ERROR_VARIABLE log5)
+if(NOT rc EQUAL 0 OR NOT log5 MATCHES "2 already graded")
+  string(APPEND problems "\n  a second --build-only run did not keep both (exit ${rc}):\n${log5}")
 endif()
 
 if(problems)

@@ -8,7 +8,7 @@
 #               one per exercise and tile width, each named "hidden case 1" and said to have
 #               written nothing. (Its name holds no digit: the check below looks for 333 and 999.)
 # Neither student's feedback nor Gradescope output may show the hidden shape (no "333", no "999").
-# Without a GPU the grader records "no GPU" and this prints a line CTest reports as a skip.
+# Without a GPU `grader batch` refuses to start (exit 4) and this prints a line CTest reports as a skip.
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/WorkbookSolutionText.cmake)
 file(REMOVE_RECURSE ${WORK})
@@ -27,15 +27,15 @@ file(WRITE ${WORK}/hidden.toml "[hidden]\nshapes = [[999, 333, 77]]\nvisibility 
 execute_process(COMMAND ${GRADER} batch matmul-tiled ${WORK}/submissions -o ${WORK}/results
                         --config ${WORK}/hidden.toml --timeout 300
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 4 AND err MATCHES "no CUDA GPU is usable here")
+  message("SKIPPED: no CUDA GPU (grader batch refused to start: exit 4)")
+  return()
+endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "grader batch exited with ${rc}:\n${out}${err}")
 endif()
 file(READ ${WORK}/results/gradebook.csv gradebook)
 message("${gradebook}")
-if(gradebook MATCHES "no GPU")
-  message("SKIPPED: no CUDA GPU (the submissions were recorded as 'no GPU')")
-  return()
-endif()
 
 set(problems "")
 if(NOT gradebook MATCHES "\nhonest,40,60,100,100,passed")

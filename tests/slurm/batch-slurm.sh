@@ -3,8 +3,9 @@
 #   tests/slurm/batch-slurm.sh <grader> <reference matmul.cu> <starter matmul.cu> <work-dir>
 # Five matmul-tiled submissions (the reference twice, the starter, one that does not compile, one
 # with no file) are graded twice: by a local `grader batch` and through the job array, with the
-# same seed. The two gradebooks must be equal row for row (on a machine without a GPU the runs
-# say 'no GPU'; build failures and missing files are named all the same). Then a run through
+# same seed, building only (--build-only: the test cluster's node has no GPU, and a batch that runs
+# nothing is the way to use one). The two gradebooks must be equal row for row: the submissions
+# that compile are "built", build failures and missing files are named all the same. Then a run through
 # Slurm, one task at a time, is stopped and its job cancelled after the first task: run again,
 # it grades only the rest, and its gradebook is the same again.
 # Prints "SKIPPED: ..." (CTest: skipped) where Slurm is not installed or its cluster cannot start.
@@ -31,11 +32,11 @@ cp "$reference" "$subs/good/matmul.cu"; cp "$reference" "$subs/good-copy/matmul.
 { cat "$reference"; printf 'int one_more = 1  // a missing semicolon\nint and_another = 2;\n'; } > "$subs/broken/matmul.cu"
 
 local_start=$EPOCHREALTIME
-"$grader" batch matmul-tiled "$subs" -o "$work/local" --seed 4242 --timeout 120 >"$work/local.log" 2>&1 ||
+"$grader" batch matmul-tiled "$subs" -o "$work/local" --seed 4242 --timeout 120 --build-only >"$work/local.log" 2>&1 ||
   fail "local grader batch exited with $? ($(tail -3 "$work/local.log"))"
 local_seconds=$(awk -v a="$local_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 start=$EPOCHREALTIME
-"$grader" batch matmul-tiled "$subs" -o "$work/slurm" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+"$grader" batch matmul-tiled "$subs" -o "$work/slurm" --seed 4242 --timeout 120 --build-only --slurm --partition gpu --per-task 2 \
   >"$work/slurm.log" 2>&1 || fail "grader batch --slurm exited with $?: $(tail -5 "$work/slurm.log")"
 seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 cat "$work/slurm.log"
@@ -48,7 +49,7 @@ echo "through Slurm: 5 submissions in 3 tasks in ${seconds} s (locally: ${local_
 
 # Stopped after the first of three tasks (one at a time), its job cancelled; the next run grades
 # only what is left.
-"$grader" batch matmul-tiled "$subs" -o "$work/resume" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+"$grader" batch matmul-tiled "$subs" -o "$work/resume" --seed 4242 --timeout 120 --build-only --slurm --partition gpu --per-task 2 \
   --max-parallel 1 >"$work/resume-1.log" 2>&1 &
 submitter=$!
 for _ in $(seq 1 300); do
@@ -62,7 +63,7 @@ job=$(sed -n 's/.*"job":"\([0-9]*\)".*/\1/p' "$work/resume/slurm/active.json")
 scancel "$job"
 for _ in $(seq 1 60); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.5; done
 graded=$(ls "$work/resume/students" | wc -l)
-"$grader" batch matmul-tiled "$subs" -o "$work/resume" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+"$grader" batch matmul-tiled "$subs" -o "$work/resume" --seed 4242 --timeout 120 --build-only --slurm --partition gpu --per-task 2 \
   >"$work/resume-2.log" 2>&1 || fail "the resumed run exited with $?: $(tail -5 "$work/resume-2.log")"
 left=$((5 - graded))
 grep -q "$left to grade, $graded already graded" "$work/resume-2.log" ||
@@ -72,7 +73,7 @@ echo "stopped after $graded of 5 and cancelled (job $job); resumed: graded only 
 
 # A task that Slurm ends before it grades (cancelled here while pending, as a node failure or a
 # preemption would end it) is retried once, and the class is graded all the same.
-"$grader" batch matmul-tiled "$subs" -o "$work/retry" --seed 4242 --timeout 120 --slurm --partition gpu --per-task 2 \
+"$grader" batch matmul-tiled "$subs" -o "$work/retry" --seed 4242 --timeout 120 --build-only --slurm --partition gpu --per-task 2 \
   --max-parallel 1 >"$work/retry.log" 2>&1 &
 submitter=$!
 job=""

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace grader::slurm {
@@ -24,14 +25,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has_result(const fs::path& students, const std::string& id) {
+std::optional<StudentResult> result_of(const fs::path& students, const std::string& id) {
   const fs::path file = students / (id + ".json");
-  if (!fs::exists(file)) return false;
+  if (!fs::exists(file)) return std::nullopt;
   try {
-    return student_from_json(nlohmann::json::parse(read_file(file))).status != "slurm failed";
+    return student_from_json(nlohmann::json::parse(read_file(file)));
   } catch (const std::exception&) {
-    return false;
+    return std::nullopt;
   }
+}
+// A task graded this student (whatever came of it).
+bool has_result(const fs::path& students, const std::string& id) {
+  const auto r = result_of(students, id);
+  return r && r->status != "slurm failed";
+}
+// An earlier run's result that this run keeps (batch.hpp: worth_keeping).
+bool kept_result(const fs::path& students, const std::string& id, bool build_only) {
+  const auto r = result_of(students, id);
+  return r && worth_keeping(*r, build_only);
 }
 
 class Run {
@@ -156,7 +167,7 @@ int Run::run() {
   for (const auto& s : submissions) {
     const bool regrade = b_.regrade_all || std::find(b_.regrade.begin(), b_.regrade.end(), s.student) != b_.regrade.end();
     if (regrade) fs::remove(students_ / (s.student + ".json"));
-    if (!has_result(students_, s.student)) todo.push_back(s.student);
+    if (!kept_result(students_, s.student, b_.build_only)) todo.push_back(s.student);
   }
   todo_ = static_cast<int>(todo.size());
   std::cerr << fmt::format("{} submissions of {}: {} to grade, {} already graded (seed {})\n", submissions.size(),
@@ -235,6 +246,7 @@ std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint
                      std::to_string(b.max_processes), "--gpu-jobs", std::to_string(b.gpu_jobs)});
   if (b.jobs > 0) a.insert(a.end(), {"--jobs", std::to_string(b.jobs)});
   if (!b.sandbox) a.push_back("--no-sandbox");
+  if (b.build_only) a.push_back("--build-only");
   std::string line;
   for (const auto& s : a) line += quoted(s) + " ";
   return line + "--slurm-task " + quoted(tasks.string() + ":") + "\"$SLURM_ARRAY_TASK_ID\"";
