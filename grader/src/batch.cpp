@@ -124,6 +124,9 @@ private:
   // rescored with today's configuration: every output says what the gradebook says).
   void write_student_files(const StudentResult& r);
   void write_gradebook();
+  // similarity/: every graded student's editable files, one folder each, beside the starter's
+  // (the code they were given), in the layout JPlag and MOSS take (instructor guide, section 6).
+  void write_similarity_layout() const;
   nlohmann::json run_info() const;
   // build_report with the run's words on where the thresholds come from (a machine profile).
   LabReport report_of(const std::vector<CaseResult>& results, const RunStatus& run, std::uint64_t seed,
@@ -382,6 +385,20 @@ void Batch::write_gradebook() {
   write_atomically(o_.out / "results.json", results_json(config_, all, run_info()).dump(2) + "\n");
 }
 
+void Batch::write_similarity_layout() const {
+  const fs::path root = fs::absolute(o_.out) / "similarity";
+  fs::remove_all(root);  // from today's submissions only: a removed entry leaves no folder
+  for (const auto& f : config_.files()) {
+    const fs::path starter = paths_.lab_dir(config_.name()) / f;
+    if (fs::exists(starter)) write_atomically(root / "base" / f, read_file(starter));
+  }
+  for (const auto& [id, r] : results_) {
+    const fs::path src = work_ / id / "src";
+    for (const auto& f : config_.files())
+      if (fs::is_regular_file(src / f)) write_atomically(root / "submissions" / id / f, read_file(src / f));
+  }
+}
+
 std::string Batch::overrides_env() const {
   std::string list;
   for (const auto& path : o_.overrides) list += (list.empty() ? "" : ":") + fs::absolute(path).string();
@@ -576,6 +593,8 @@ int Batch::run() {
   for (int i = 0; i < workers; ++i) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
 
+  if (!o_.task() && !g_interrupted) write_similarity_layout();
+
   const double elapsed = std::chrono::duration<double>(clock::now() - started_).count();
   std::map<std::string, int> counts;
   for (const auto& [id, r] : results_) ++counts[r.status];
@@ -592,7 +611,7 @@ int Batch::run() {
     std::cerr << "results: " << students_dir_.string() << " (the grader that submitted this task merges them)\n";
   else
     std::cerr << "results: " << (o_.out / "gradebook.csv").string() << ", " << (o_.out / "results.json").string()
-              << ", feedback/, gradescope/\n";
+              << ", feedback/, gradescope/, similarity/\n";
   return 0;
 }
 

@@ -166,6 +166,14 @@ if(NOT header STREQUAL "student,naive,tiled,total,max_points,status,naive_outcom
   string(APPEND problems "\n  gradebook.csv: header '${header}', ${n_rows} lines (expected ${n_lines})")
 endif()
 
+# similarity/: the editable files of every student who has them, and the starter as base code,
+# in the layout JPlag and MOSS take.
+file(READ ${out}/similarity/submissions/good/matmul.cu similar_good)
+if(NOT similar_good STREQUAL solution OR NOT EXISTS ${out}/similarity/base/matmul.cu
+   OR NOT EXISTS ${out}/similarity/submissions/nested-tgz/matmul.cu OR EXISTS ${out}/similarity/submissions/missing)
+  string(APPEND problems "\n  similarity/ is not one folder per student with its matmul.cu, beside base/")
+endif()
+
 # Nothing escaped. Only bubblewrap promises a read-only machine; say so when it was not there.
 if(protection MATCHES "^bubblewrap")
   foreach(f ${subs}/ESCAPED-writes-outside ${out}/ESCAPED-writes-outside ${home}/ESCAPED-writes-outside
