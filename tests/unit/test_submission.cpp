@@ -39,7 +39,7 @@ std::string read(const fs::path& p) {
 
 struct Item {
   std::string name, data;
-  std::string link;
+  std::string link = {};  // a symbolic link to this target, when not empty
   bool declare_size = true;
 };
 

@@ -1,4 +1,4 @@
-// Timing GPU work the way DESIGN.md prescribes:
+// Timing GPU work as docs/architecture.md ("How checking and timing work") describes it:
 //   - CUDA events recorded on the launching stream around each call (device time, not host time);
 //   - warm-up calls first, so module loading and first-touch costs stay out of the numbers;
 //   - the L2 cache flushed before each timed call by writing a buffer twice its size, so every

@@ -1,5 +1,5 @@
 // Submissions for `grader batch`: a folder, a .zip or a .tar.gz per student, named by the
-// student's id (DESIGN.md). Only the lab's editable files are taken from each, by file name,
+// student's id (docs/instructor-guide.md, section 2). Only the lab's editable files are taken from each, by file name,
 // wherever they sit inside it; everything else is ignored.
 //
 // Archives are read with libarchive and never unpacked as a tree: the grader streams through

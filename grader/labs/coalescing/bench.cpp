@@ -7,7 +7,7 @@
 // Three sections, each printed as a table and written to the CSV (column `section`):
 //   n      n x n (default 4096): the copy, the four add mappings and the transposes.
 //   16K    16384 x 16384: the copy and the four add mappings, so that one thread per row (or per
-//          column) means 16384 threads, as in DESIGN.md.
+//          column) means 16384 threads, as the handout measures (labs/coalescing/README.md).
 // Rows marked "(variant)" are kernels of bench_kernels.cu: a reference kernel with one change.
 // Kernel names hold no commas, so the CSV splits on every comma (grader/labs/coalescing/plot.gp).
 //   sweep  one thread per row / per column with T threads, T = 2^10 .. 2^18, on matrices of

@@ -52,7 +52,7 @@ struct Shape {
   std::size_t count() const { return std::size_t(M) * N; }
 };
 
-// DESIGN.md's awkward shapes: 1x1, a multiple of 32, sizes that are multiples of nothing,
+// Awkward shapes on purpose: 1x1, a multiple of 32, sizes that are multiples of nothing,
 // primes, a single row and a single column, tall and wide, and one large size.
 const Shape kShapes[] = {
     {1, 1},    {32, 32},   {33, 17},     {127, 131},   {1, 1000},

@@ -38,7 +38,7 @@ struct Shape {
   std::string str() const { return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K); }
 };
 
-// DESIGN.md's awkward shapes: 1x1, exact tiles, sizes that are not multiples of 16 or 32,
+// Awkward shapes on purpose: 1x1, exact tiles, sizes that are not multiples of 16 or 32,
 // rectangular and degenerate (a single row, a single column, K = 1), primes, and one large size.
 const Shape kShapes[] = {
     {1, 1, 1},     {16, 16, 16},    {32, 32, 32},     {33, 17, 45},   {127, 131, 137},

@@ -741,7 +741,7 @@ void time_programs(std::vector<Timed>& programs) {
   }
 }
 
-// Where the time of your program goes (DESIGN.md asks for the breakdown): your three steps,
+// Where the time of your program goes (the report shows this breakdown): your three steps,
 // timed as kernels on one storm of the leaderboard workload; the rest of the program's time is
 // allocation, transfers and host work.
 struct Breakdown {

@@ -33,7 +33,7 @@ enum class HintLevel { Full, Brief, None };
 std::optional<HintLevel> parse_hint_level(const std::string& text);  // "full", "brief", "none"
 const char* to_string(HintLevel level);
 
-// A marker out of place, with the file and line: "solutions/x/y.cu:12: END SOLUTION without BEGIN".
+// A marker out of place, with the file and line: "solutions/<lab>/<file>.cu:12: END SOLUTION without BEGIN".
 struct MarkerError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
