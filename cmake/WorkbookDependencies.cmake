@@ -70,6 +70,24 @@ if(NOT SQLite3_FOUND)
   set(SQLite3_VERSION "3.46.1")
 endif()
 
+# Ben Strasser's fast-cpp-csv-parser reads a course's roster (grader batch --roster): one header,
+# <libfccp/csv.h> as Debian's libfccp-dev installs it (or under CMAKE_PREFIX_PATH's include/);
+# fetched where it is not found, and laid out the same way.
+find_path(WORKBOOK_FCCP_INCLUDE_DIR libfccp/csv.h)
+if(NOT WORKBOOK_FCCP_INCLUDE_DIR)
+  message(STATUS "libfccp (fast-cpp-csv-parser) not found: fetching it")
+  FetchContent_Declare(fccp
+    GIT_REPOSITORY https://github.com/ben-strasser/fast-cpp-csv-parser.git
+    GIT_TAG 574a9fe4d323ba63416877a4a5fe59088d37aa34  # master, 2025-02-02 (no release tags)
+    SOURCE_SUBDIR none)  # a header, no CMakeLists.txt: download only
+  FetchContent_MakeAvailable(fccp)
+  file(COPY ${fccp_SOURCE_DIR}/csv.h DESTINATION ${CMAKE_BINARY_DIR}/_deps/fccp-include/libfccp)
+  set(WORKBOOK_FCCP_INCLUDE_DIR ${CMAKE_BINARY_DIR}/_deps/fccp-include)
+endif()
+add_library(workbook_csv INTERFACE)
+target_include_directories(workbook_csv SYSTEM INTERFACE ${WORKBOOK_FCCP_INCLUDE_DIR})
+add_library(workbook::csv ALIAS workbook_csv)
+
 # One name for Catch2 whichever major version was found; our own main() lives in grader/.
 if(TARGET Catch2::Catch2)
   set(WORKBOOK_CATCH2_TARGET Catch2::Catch2)

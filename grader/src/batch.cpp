@@ -8,6 +8,7 @@
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/results.hpp"
+#include "grader/roster.hpp"
 #include "grader/sandbox.hpp"
 #include "grader/submission.hpp"
 #include "workbook/device_query.hpp"
@@ -110,8 +111,8 @@ std::string submission_status(const LabReport& report) {
 
 class Batch {
 public:
-  Batch(const Paths& paths, const BatchOptions& o, LabConfig config)
-      : paths_(paths), o_(o), config_(std::move(config)), gate_(o.gpu_jobs) {}
+  Batch(const Paths& paths, const BatchOptions& o, LabConfig config, std::optional<Roster> roster)
+      : paths_(paths), o_(o), config_(std::move(config)), gate_(o.gpu_jobs), roster_(std::move(roster)) {}
 
   int run();
 
@@ -124,6 +125,8 @@ private:
   // rescored with today's configuration: every output says what the gradebook says).
   void write_student_files(const StudentResult& r);
   void write_gradebook();
+  // --roster: submissions named by LMS id take the course's id; names on no row are listed.
+  void match_roster(std::vector<Submission>& submissions) const;
   // similarity/: every graded student's editable files, one folder each, beside the starter's
   // (the code they were given), in the layout JPlag and MOSS take (instructor guide, section 6).
   void write_similarity_layout() const;
@@ -168,6 +171,8 @@ private:
 
   std::mutex results_mutex_;
   std::map<std::string, StudentResult> results_;  // every student graded so far, this run or before
+  std::optional<Roster> roster_;                  // --roster
+  std::set<std::string> submitted_;               // who has an entry in the submissions folder
   std::set<std::string> in_progress_;
   int done_ = 0, total_ = 0;
   std::chrono::steady_clock::time_point started_;
@@ -377,10 +382,49 @@ void Batch::record(const StudentResult& r) {
   write_gradebook();
 }
 
+void Batch::match_roster(std::vector<Submission>& submissions) const {
+  std::vector<std::string> strangers;
+  std::set<std::string> seen;
+  std::vector<Submission> kept;
+  for (Submission s : submissions) {
+    const auto id = roster_->id_of(s.student);
+    if (!id) {
+      strangers.push_back(s.student);
+    } else if (*id != s.student) {
+      std::cerr << "roster: " << s.student << " is the LMS id of " << *id << ": graded as " << *id << '\n';
+      s.student = *id;
+    }
+    if (!seen.insert(s.student).second) {
+      std::cerr << "skipped " << s.path.filename().string() << ": " << s.student
+                << " already has a submission in this folder (by id and by LMS id?)\n";
+      continue;
+    }
+    kept.push_back(std::move(s));
+  }
+  submissions = std::move(kept);
+  if (!strangers.empty()) {
+    std::string list;
+    for (const auto& id : strangers) list += (list.empty() ? "" : ", ") + id;
+    std::cerr << "not on the roster (graded all the same; is the roster complete?): " << list << '\n';
+  }
+}
+
 void Batch::write_gradebook() {
   if (o_.task()) return;  // the submitting grader writes the class's files, from every task's
   std::vector<StudentResult> all;
   for (const auto& [id, r] : results_) all.push_back(r);
+  // Everyone on the roster has a row: nothing submitted is a row too (not kept, not graded).
+  if (roster_)
+    for (const auto& e : roster_->students)
+      if (!results_.count(e.id) && !submitted_.count(e.id)) {
+        StudentResult none;
+        none.student = e.id;
+        none.status = "no submission";
+        none.detail = "nothing was submitted" + (e.name.empty() ? std::string() : " by " + e.name);
+        none.report = report_of({}, {RunState::NotGraded, none.detail}, seed_, device_);
+        all.push_back(std::move(none));
+      }
+  std::sort(all.begin(), all.end(), [](const StudentResult& a, const StudentResult& b) { return a.student < b.student; });
   write_atomically(o_.out / "gradebook.csv", gradebook_csv(config_, all));
   write_atomically(o_.out / "results.json", results_json(config_, all, run_info()).dump(2) + "\n");
 }
@@ -434,7 +478,9 @@ int Batch::run() {
                       submissions.end());
   } else {
     for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
+    if (roster_) match_roster(submissions);
   }
+  for (const auto& s : submissions) submitted_.insert(s.student);
   work_ = fs::absolute(o_.out) / "work";
   students_dir_ = fs::absolute(o_.out) / "students";
   fs::create_directories(work_);
@@ -656,6 +702,14 @@ void refuse_output_inside_submissions(const BatchOptions& o) {
 int run_batch(const Paths& paths, const BatchOptions& options) {
   refuse_output_inside_submissions(options);
   LabConfig config = load_lab(paths, options.lab, options.overrides);
+  std::optional<Roster> roster;
+  if (options.roster) {
+    try {
+      roster = read_roster(*options.roster);
+    } catch (const RosterError& e) {
+      throw std::invalid_argument(e.what());  // a usage error (64), said before anything starts
+    }
+  }
   // Without a GPU nothing can be graded: say so now, not after building every submission (a
   // Slurm task records its students "no GPU" instead, for the grader that merges them to show).
   if (std::string why; !options.build_only && !options.run_without_gpu && !options.task() && !options.merge_only &&
@@ -669,7 +723,7 @@ int run_batch(const Paths& paths, const BatchOptions& options) {
   action.sa_handler = on_signal;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  Batch batch(paths, options, std::move(config));
+  Batch batch(paths, options, std::move(config), std::move(roster));
   return batch.run();
 }
 

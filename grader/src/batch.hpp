@@ -49,6 +49,9 @@ struct BatchOptions {
   // --build-only: prepare and build every submission, run nothing (status "built"). The one way
   // to use `batch` on a machine without a usable GPU; a later run with a GPU grades them.
   bool build_only = false;
+  // --roster: the course's enrolment (grader/include/grader/roster.hpp): a row for every student
+  // on it, "no submission" where nothing came; submissions named by LMS id graded under the id.
+  std::optional<std::filesystem::path> roster;
   // --run-without-gpu (hidden, for the project's CPU tests): run the submissions even where no
   // GPU is usable. Their start-up code runs (the sandbox is tested on it); each then reports
   // "no GPU".

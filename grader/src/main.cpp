@@ -195,6 +195,9 @@ int main(int argc, char** argv) {
   auto* batch_seed = batch->add_option("--seed", seed, "Inputs for every submission (default: fresh, kept on resume)");
   batch->add_option("--regrade", batch_opts.regrade, "Grade these students again (ids; others are kept)")->delimiter(',');
   batch->add_flag("--regrade-all", batch_opts.regrade_all, "Grade every submission again");
+  batch->add_option("--roster", batch_opts.roster,
+                    "CSV of the enrolled students (columns id, and optionally name and lms_id): every one gets a row")
+      ->check(CLI::ExistingFile);
   batch->add_flag("--build-only", batch_opts.build_only,
                   "Build every submission and run nothing (works without a GPU; a later run grades them)");
   batch->add_flag("--run-without-gpu", batch_opts.run_without_gpu,
@@ -326,6 +329,10 @@ int main(int argc, char** argv) {
         batch_opts.task_students = grader::slurm::task_students(slurm_task);
         const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
         batch_opts.task_name = fmt::format("{}_{}", job ? job : "task", slurm_task.substr(slurm_task.rfind(':') + 1));
+      }
+      if (batch_slurm && batch_opts.roster) {
+        std::cerr << "grader batch: --roster does not work with --slurm yet\n";
+        return kUsageError;
       }
       if (batch_slurm) {
         return grader::slurm::run_batch_slurm(paths, batch_opts, slurm_opts);

@@ -1,0 +1,39 @@
+// A course's roster (`grader batch --roster roster.csv`): who is enrolled, so that every student
+// has a row in the gradebook, "no submission" where nothing came, and a submission named by an
+// LMS user id is graded under the course's own id.
+//
+// The file is CSV with a header row, as spreadsheets and LMS exports write it: a column `id`
+// (required: the id the gradebook uses), and optionally `name` and `lms_id`; other columns are
+// ignored, quoted fields may hold commas, a UTF-8 byte-order mark and Windows line ends are fine.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct RosterEntry {
+  std::string id;      // the course's id: the gradebook's first column
+  std::string name;    // for the reader ("Hank Smith"); may be empty
+  std::string lms_id;  // the LMS's user id, as its downloads name submissions; may be empty
+};
+
+struct Roster {
+  std::vector<RosterEntry> students;  // in the file's order
+  // The roster id a submission named `name` belongs to: its id, or the id of the student whose
+  // lms_id it is; nothing for a name on no row.
+  std::optional<std::string> id_of(const std::string& name) const;
+};
+
+struct RosterError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws RosterError, naming the file and line: no `id` column, an empty or unusable id (the
+// characters a student id may hold: letters, digits, . _ - @), an id or lms_id given twice.
+Roster read_roster(const std::filesystem::path& file);
+
+}  // namespace grader
