@@ -69,6 +69,13 @@ if(NOT SQLite3_FOUND)
   add_library(SQLite::SQLite3 ALIAS workbook_sqlite3)
   set(SQLite3_VERSION "3.46.1")
 endif()
+# CMake 4.1's FindSQLite3 names its target SQLite3::SQLite3 and warns at every use of the old
+# SQLite::SQLite3: the new name where it exists.
+if(TARGET SQLite3::SQLite3)
+  set(WORKBOOK_SQLITE_TARGET SQLite3::SQLite3)
+else()
+  set(WORKBOOK_SQLITE_TARGET SQLite::SQLite3)
+endif()
 
 # Ben Strasser's fast-cpp-csv-parser reads a course's roster (grader batch --roster): one header,
 # <libfccp/csv.h> as Debian's libfccp-dev installs it (or under CMAKE_PREFIX_PATH's include/);

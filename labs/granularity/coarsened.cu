@@ -22,7 +22,8 @@ namespace {
 constexpr int TILE_WIDTH = 32;  // as the tiled kernel the grader compares against
 
 // Blocks needed to cover `a` items, `b` per block: rounded up, so the edge is covered too.
-__host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// ([[maybe_unused]]: the starter leaves every call of it to you, and nvcc would warn.)
+[[maybe_unused]] __host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // One block computes COARSE_FACTOR adjacent TILE_WIDTH x TILE_WIDTH tiles of C in the same row of
 // tiles; thread (ty, tx) computes COARSE_FACTOR elements of C, all in row Row, in columns

@@ -265,7 +265,8 @@ Measured measure(const std::string& exercise, kmeans::Version version, const Ins
   return m;
 }
 
-const Measured& measured(const std::string& exercise, kmeans::Version version, const PerfConfig& c) {
+// `exercise` by value: GCC 13 takes a const& bound to a string literal for a dangling reference.
+const Measured& measured(std::string exercise, kmeans::Version version, const PerfConfig& c) {
   static std::map<std::string, Measured> cache;
   const std::string key = exercise + " " + c.str();
   auto it = cache.find(key);
