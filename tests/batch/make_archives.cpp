@@ -19,7 +19,7 @@ struct Entry {
   std::string name;
   std::string data;        // for a file
   std::size_t zeros = 0;   // or this many zero bytes, streamed
-  std::string link_to;     // or a symbolic link
+  std::string link_to = {};  // or a symbolic link
 };
 
 bool write_archive(const std::string& path, bool zip, const std::vector<Entry>& entries) {

@@ -43,8 +43,11 @@ public:
   template <class T>
   void put(const T& value) {
     static_assert(std::is_trivially_copyable_v<T>, "only plain values go on the wire");
-    const auto* p = reinterpret_cast<const unsigned char*>(&value);
-    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+    // resize and copy, not insert(end, p, p + n): GCC 12 takes the inlined insert of a value
+    // for an overflow (-Wstringop-overflow, a known false positive).
+    const std::size_t at = bytes_.size();
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &value, sizeof(T));
   }
   void put_string(const std::string& s) {
     put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
