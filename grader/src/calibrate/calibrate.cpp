@@ -148,6 +148,9 @@ nlohmann::json to_json(const Derivation& d) {
 
 // --show: an existing profile's thresholds, measuring nothing.
 int show_profile(const Paths& paths, const CalibrateOptions& o) {
+  const std::vector<std::string> labs = o.labs.empty() ? available_labs(paths) : o.labs;
+  std::vector<LabConfig> configs;
+  for (const auto& lab : labs) configs.push_back(shipped_config(paths, lab));  // an unknown lab: exit 64 first
   const fs::path as_given(*o.show);
   std::optional<Profile> profile;
   for (const fs::path& dir : {as_given, shipped_profiles_dir(paths.source_root) / as_given, local_profiles_dir() / as_given})
@@ -158,13 +161,13 @@ int show_profile(const Paths& paths, const CalibrateOptions& o) {
               << (local_profiles_dir() / as_given).string() << ")\n";
     return 64;
   }
-  const std::vector<std::string> labs = o.labs.empty() ? available_labs(paths) : o.labs;
   nlohmann::json lab_json = nlohmann::json::object();
   if (!o.json)
     std::cout << fmt::format("profile {} ({}): {}, calibrated {}\n", profile->name, (profile->dir / "profile.toml").string(),
                              profile->machine.describe(), profile->calibrated);
-  for (const auto& lab : labs) {
-    const LabConfig config = shipped_config(paths, lab);
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    const std::string& lab = labs[i];
+    const LabConfig& config = configs[i];
     const Derivation d = derive_here(paths, config, *profile, lab);
     if (o.json) {
       lab_json[lab] = {{"thresholds", to_json(d)}};
@@ -183,7 +186,6 @@ int show_profile(const Paths& paths, const CalibrateOptions& o) {
 }  // namespace
 
 int cmd_calibrate(const Paths& paths, const CalibrateOptions& o) {
-  for (const auto& lab : o.labs) shipped_config(paths, lab);  // an unknown lab: exit 64 first
   if (o.show) return show_profile(paths, o);
   std::string why;
   if (workbook::device_count(&why) == 0) {
