@@ -651,8 +651,10 @@ int Batch::run() {
                              done_, total_, format_duration(elapsed));
     return 130;
   }
-  std::cerr << fmt::format("\ngraded {} submission{} in {}: {}\n", total_, total_ == 1 ? "" : "s",
-                           format_duration(elapsed), summary);
+  // The counts are of every result this run's outputs hold: a resume's kept ones too, named apart.
+  const std::size_t kept = results_.size() > std::size_t(total_) ? results_.size() - std::size_t(total_) : 0;
+  std::cerr << fmt::format("\ngraded {} submission{} in {}{}: {}\n", total_, total_ == 1 ? "" : "s",
+                           format_duration(elapsed), kept ? fmt::format(" (with the {} kept)", kept) : "", summary);
   if (o_.task())
     std::cerr << "results: " << students_dir_.string() << " (the grader that submitted this task merges them)\n";
   else
