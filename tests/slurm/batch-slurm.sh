@@ -7,7 +7,8 @@
 # nothing is the way to use one). The two gradebooks must be equal row for row: the submissions
 # that compile are "built", build failures and missing files are named all the same. Then a run through
 # Slurm, one task at a time, is stopped and its job cancelled after the first task: run again,
-# it grades only the rest, and its gradebook is the same again.
+# it grades only the rest, and its gradebook is the same again. Last, `grader leaderboard --slurm`:
+# its rounds in one job on one node held exclusively.
 # Prints "SKIPPED: ..." (CTest: skipped) where Slurm is not installed or its cluster cannot start.
 set -uo pipefail
 grader=$1 reference=$2 starter=$3 work=$4
@@ -103,3 +104,18 @@ echo "check --slurm: the report came back, exit $slurm_status as a local check's
 [ "$status" -eq 64 ] && grep -q "invalid partition specified: nosuch" "$work/bad-partition.txt" ||
   fail "an unknown partition: exit $status, $(cat "$work/bad-partition.txt")"
 echo "an unknown partition: one line, exit 64: $(grep -m1 partition "$work/bad-partition.txt")"
+
+# `grader leaderboard --slurm`: the class through the array, then the timed rounds as one job on
+# one node held whole (OverSubscribe=NO: --exclusive). This node has no GPU, so that job ends
+# without a board and the leaderboard says so (exit 3), with the job's own reason.
+mkdir -p "$work/board-subs"/{a,b}; cp "$reference" "$work/board-subs/a/matmul.cu"; cp "$reference" "$work/board-subs/b/matmul.cu"
+"$grader" leaderboard matmul-tiled "$work/board-subs" -o "$work/board" --slurm --partition gpu >"$work/board.log" 2>&1; status=$?
+[ "$status" -eq 3 ] || fail "leaderboard --slurm exited $status, not 3: $(tail -5 "$work/board.log")"
+grep -q "submitted job [0-9]*: 1 task(s)" "$work/board.log" || fail "leaderboard --slurm did not grade through an array: $(cat "$work/board.log")"
+rounds=$(sed -n 's/^submitted job \([0-9]*\): the timed rounds.*/\1/p' "$work/board.log")
+[ -n "$rounds" ] || fail "no job for the timed rounds: $(cat "$work/board.log")"
+shape=$(scontrol show job "$rounds" 2>/dev/null | tr ' ' '\n' | grep -E '^(OverSubscribe|NumNodes)=' | sort | tr '\n' ' ')
+[ "$shape" = "NumNodes=1 OverSubscribe=NO " ] || fail "the rounds' job is not one node held exclusively: '$shape'"
+grep -q "nothing can be timed" "$work/board.log" && grep -q "ended FAILED without writing the board" "$work/board.log" ||
+  fail "the rounds' end on a node without a GPU is not named: $(tail -4 "$work/board.log")"
+echo "leaderboard --slurm: graded through an array, rounds in job $rounds ($shape), no GPU there: exit 3, named"
