@@ -9,6 +9,9 @@
 #include "grader/report.hpp"
 #include "grader/results.hpp"
 #include "grader/roster.hpp"
+#include "course/lateness.hpp"
+#include "course/lms.hpp"
+#include "course/lms_export.hpp"
 #include "grader/sandbox.hpp"
 #include "grader/submission.hpp"
 #include "workbook/device_query.hpp"
@@ -111,8 +114,10 @@ std::string submission_status(const LabReport& report) {
 
 class Batch {
 public:
-  Batch(const Paths& paths, const BatchOptions& o, LabConfig config, std::optional<Roster> roster)
-      : paths_(paths), o_(o), config_(std::move(config)), gate_(o.gpu_jobs), roster_(std::move(roster)) {}
+  Batch(const Paths& paths, const BatchOptions& o, LabConfig config, std::optional<Roster> roster,
+        std::optional<course::LatePolicy> late, std::map<std::string, std::int64_t> times)
+      : paths_(paths), o_(o), config_(std::move(config)), gate_(o.gpu_jobs), roster_(std::move(roster)),
+        late_policy_(std::move(late)), times_(std::move(times)) {}
 
   int run();
 
@@ -120,13 +125,16 @@ private:
   StudentResult grade(const Submission& s);
   Phase run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
                   const std::string& filter, bool exclusive, const fs::path& log);
-  void record(const StudentResult& r);
+  void record(StudentResult r);
+  // The course's late rule applied to a result (kept or new): its `late`, from today's deadline,
+  // the student's extension and the submission's time; nothing without a [deadline].
+  void judge_lateness(StudentResult& r) const;
   // feedback/<id>.md and gradescope/<id>/results.json, rendered from a result (a kept one too,
   // rescored with today's configuration: every output says what the gradebook says).
   void write_student_files(const StudentResult& r);
   void write_gradebook();
   // --roster: submissions named by LMS id take the course's id; names on no row are listed.
-  void match_roster(std::vector<Submission>& submissions) const;
+  void match_roster(std::vector<Submission>& submissions);
   // similarity/: every graded student's editable files, one folder each, beside the starter's
   // (the code they were given), in the layout JPlag and MOSS take (instructor guide, section 6).
   void write_similarity_layout() const;
@@ -173,6 +181,10 @@ private:
   std::map<std::string, StudentResult> results_;  // every student graded so far, this run or before
   std::optional<Roster> roster_;                  // --roster
   std::set<std::string> submitted_;               // who has an entry in the submissions folder
+  std::optional<course::LatePolicy> late_policy_;  // the course's [deadline]
+  std::map<std::string, std::int64_t> times_;      // --times: by roster id, LMS id or submission name
+  std::map<std::string, std::string> entry_name_;  // a student's submission as named in the folder (an LMS id)
+  std::map<std::string, std::string> lms_name_;    // a student's name as the LMS download gives it
   std::set<std::string> in_progress_;
   int done_ = 0, total_ = 0;
   std::chrono::steady_clock::time_point started_;
@@ -372,7 +384,29 @@ void Batch::write_student_files(const StudentResult& r) {
   write_atomically(o_.out / "gradescope" / r.student / "results.json", gradescope_json(r, gradescope_visibility(config_)).dump(2) + "\n");
 }
 
-void Batch::record(const StudentResult& r) {
+void Batch::judge_lateness(StudentResult& r) const {
+  r.late.reset();
+  if (!late_policy_) return;
+  // The time, keyed in --times by the course's id, the LMS id or the submission's name.
+  std::vector<std::string> keys = {r.student};
+  if (const auto e = entry_name_.find(r.student); e != entry_name_.end()) keys.push_back(e->second);
+  std::string extension;
+  if (roster_)
+    for (const auto& e : roster_->students)
+      if (e.id == r.student) {
+        extension = e.extension;
+        if (!e.lms_id.empty()) keys.push_back(e.lms_id);
+      }
+  std::optional<std::int64_t> at;
+  for (const auto& key : keys)
+    if (const auto t = times_.find(key); t != times_.end() && !at) at = t->second;
+  const auto l = course::assess(*late_policy_, at, extension, r.report.points_earned, r.report.points_possible);
+  r.late = StudentResult::Late{l.known ? course::format_time(l.submitted) : "", l.late_s / 3600.0, l.days, l.percent,
+                               l.final_points, l.why};
+}
+
+void Batch::record(StudentResult r) {
+  judge_lateness(r);
   // The kept result first, then what is rendered from it, each atomic; the gradebook after, from
   // everything so far.
   write_atomically(students_dir_ / (r.student + ".json"), to_json(r).dump(2) + "\n");
@@ -382,7 +416,9 @@ void Batch::record(const StudentResult& r) {
   write_gradebook();
 }
 
-void Batch::match_roster(std::vector<Submission>& submissions) const {
+void Batch::match_roster(std::vector<Submission>& submissions) {
+  std::map<std::string, std::string>& entry_names = entry_name_;
+  std::map<std::string, std::string>& names = lms_name_;
   std::vector<std::string> strangers;
   std::set<std::string> seen;
   std::vector<Submission> kept;
@@ -392,6 +428,8 @@ void Batch::match_roster(std::vector<Submission>& submissions) const {
       strangers.push_back(s.student);
     } else if (*id != s.student) {
       std::cerr << "roster: " << s.student << " is the LMS id of " << *id << ": graded as " << *id << '\n';
+      entry_names[*id] = s.student;
+      if (!s.name.empty()) names[*id] = s.name;
       s.student = *id;
     }
     if (!seen.insert(s.student).second) {
@@ -426,6 +464,24 @@ void Batch::write_gradebook() {
       }
   std::sort(all.begin(), all.end(), [](const StudentResult& a, const StudentResult& b) { return a.student < b.student; });
   write_atomically(o_.out / "gradebook.csv", gradebook_csv(config_, all));
+  // The grades in the shapes Canvas's and Moodle's gradebook imports take (course/lms_export.hpp).
+  std::vector<course::GradeRow> rows;
+  for (const auto& r : all) {
+    course::GradeRow row{r.student, "", "", r.final_points(), r.status};
+    if (const auto n = lms_name_.find(r.student); n != lms_name_.end()) row.name = n->second;
+    if (const auto e = entry_name_.find(r.student); e != entry_name_.end() && e->second != r.student) row.lms_id = e->second;
+    if (roster_)
+      for (const auto& e : roster_->students)
+        if (e.id == r.student) {
+          if (!e.name.empty()) row.name = e.name;
+          if (!e.lms_id.empty()) row.lms_id = e.lms_id;
+        }
+    if (row.lms_id.empty() && o_.from != "folders") row.lms_id = r.student;  // graded under the LMS's own id
+    rows.push_back(std::move(row));
+  }
+  const std::string column = o_.lms_assignment.empty() ? config_.name() : o_.lms_assignment;
+  write_atomically(o_.out / "canvas.csv", course::canvas_csv(rows, column));
+  write_atomically(o_.out / "moodle.csv", course::moodle_csv(rows, column));
   write_atomically(o_.out / "results.json", results_json(config_, all, run_info()).dump(2) + "\n");
 }
 
@@ -468,7 +524,12 @@ int Batch::run() {
     }
   }
   std::vector<std::string> skipped;
-  auto submissions = discover_submissions(o_.submissions, &skipped);
+  auto submissions = course::discover_lms(course::parse_lms_layout(o_.from), o_.submissions, config_.files(),
+                                         fs::absolute(o_.out) / "lms", &skipped);
+  for (const auto& s : submissions) {
+    entry_name_[s.student] = s.student;
+    if (!s.name.empty()) lms_name_[s.student] = s.name;
+  }
   if (o_.task()) {
     submissions.erase(std::remove_if(submissions.begin(), submissions.end(),
                                      [&](const Submission& s) {
@@ -538,6 +599,7 @@ int Batch::run() {
         } else {
           kept.report = rescored(kept, {});
         }
+        judge_lateness(kept);
         results_[s.student] = kept;
         write_student_files(kept);
         continue;
@@ -659,7 +721,7 @@ int Batch::run() {
     std::cerr << "results: " << students_dir_.string() << " (the grader that submitted this task merges them)\n";
   else
     std::cerr << "results: " << (o_.out / "gradebook.csv").string() << ", " << (o_.out / "results.json").string()
-              << ", feedback/, gradescope/, similarity/\n";
+              << ", canvas.csv, moodle.csv, feedback/, gradescope/, similarity/\n";
   return 0;
 }
 
@@ -725,7 +787,24 @@ int run_batch(const Paths& paths, const BatchOptions& options) {
   action.sa_handler = on_signal;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  Batch batch(paths, options, std::move(config), std::move(roster));
+  // The course's deadline, the students' extensions and the submission times: checked now, so
+  // that a typo stops the batch before it starts, not after it graded everyone.
+  std::optional<course::LatePolicy> late = course::late_policy(config);
+  std::map<std::string, std::int64_t> times;
+  try {
+    course::parse_lms_layout(options.from);
+    if (options.times) {
+      if (!late) throw std::invalid_argument("--times " + options.times->string() + ": the course config has no [deadline] to judge them by");
+      times = course::read_times(*options.times);
+    }
+    if (late && roster)
+      for (const auto& e : roster->students) course::due_for(*late, e.extension);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(e.what()) + (options.roster ? " (roster " + options.roster->string() + ")" : ""));
+  }
+  Batch batch(paths, options, std::move(config), std::move(roster), std::move(late), std::move(times));
   return batch.run();
 }
 

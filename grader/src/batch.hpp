@@ -52,6 +52,12 @@ struct BatchOptions {
   // --roster: the course's enrolment (grader/include/grader/roster.hpp): a row for every student
   // on it, "no submission" where nothing came; submissions named by LMS id graded under the id.
   std::optional<std::filesystem::path> roster;
+  // --from: how the submissions folder is laid out (course/lms.hpp): folders, canvas, moodle.
+  std::string from = "folders";
+  // --times: when each submission came (course/lateness.hpp), for the course's [deadline].
+  std::optional<std::filesystem::path> times;
+  // --lms-assignment: the grade column's heading in canvas.csv and moodle.csv (default: the lab).
+  std::string lms_assignment;
   // --run-without-gpu (hidden, for the project's CPU tests): run the submissions even where no
   // GPU is usable. Their start-up code runs (the sandbox is tested on it); each then reports
   // "no GPU".

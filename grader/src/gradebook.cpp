@@ -9,8 +9,12 @@
 namespace grader {
 
 nlohmann::json to_json(const StudentResult& r) {
-  return {{"student", r.student}, {"status", r.status},   {"detail", r.detail},          {"notes", r.notes},
-          {"seconds", r.seconds}, {"graded_at", r.graded_at}, {"report", to_json(r.report)}};
+  nlohmann::json j = {{"student", r.student}, {"status", r.status},   {"detail", r.detail},          {"notes", r.notes},
+                      {"seconds", r.seconds}, {"graded_at", r.graded_at}, {"report", to_json(r.report)}};
+  if (r.late)
+    j["late"] = {{"submitted_at", r.late->submitted_at}, {"late_hours", r.late->late_hours}, {"days", r.late->days},
+                 {"penalty_percent", r.late->percent},    {"final_points", r.late->final_points}, {"why", r.late->why}};
+  return j;
 }
 
 namespace {
@@ -65,6 +69,9 @@ StudentResult student_from_json(const nlohmann::json& j) {
   r.seconds = j.value("seconds", 0.0);
   r.graded_at = j.value("graded_at", "");
   r.report = report_from_json(j.at("report"));
+  if (const auto l = j.find("late"); l != j.end() && l->is_object())
+    r.late = StudentResult::Late{l->value("submitted_at", ""), l->value("late_hours", 0.0), l->value("days", 0),
+                                 l->value("penalty_percent", 0.0), l->value("final_points", 0.0), l->value("why", "")};
   return r;
 }
 
@@ -94,6 +101,8 @@ std::string gradebook_csv(const LabConfig& config, const std::vector<StudentResu
   for (const auto& e : config.exercises()) out += "," + csv_field(e.name);
   out += ",total,max_points,status";
   for (const auto& e : config.exercises()) out += "," + csv_field(e.name + "_outcome");
+  const bool late = std::any_of(results.begin(), results.end(), [](const StudentResult& r) { return r.late.has_value(); });
+  if (late) out += ",submitted_at,late_hours,penalty_percent,final";
   out += "\n";
   std::vector<const StudentResult*> sorted;
   for (const auto& r : results) sorted.push_back(&r);
@@ -112,6 +121,11 @@ std::string gradebook_csv(const LabConfig& config, const std::vector<StudentResu
     for (const auto& p : points) out += "," + p;
     out += "," + pts(r->report.points_earned) + "," + pts(config.total_points()) + "," + csv_field(r->status);
     for (const auto& o : outcomes) out += "," + csv_field(o);
+    if (late && r->late)
+      out += fmt::format(",{},{:.2f},{},{}", r->late->submitted_at, r->late->late_hours, pts(r->late->percent),
+                         pts(r->late->final_points));
+    else if (late)
+      out += ",,," + pts(r->report.points_earned);  // not judged (nothing submitted): no time, no penalty
     out += "\n";
   }
   return out;
@@ -133,6 +147,9 @@ std::string feedback_markdown(const StudentResult& r) {
   std::string md = fmt::format("# {}: {}\n\n", r.report.lab, r.student);
   md += fmt::format("**Status:** {}  \n**Points:** {} / {}  \n", r.status, pts(r.report.points_earned),
                     pts(r.report.points_possible));
+  if (r.late)
+    md += fmt::format("**Late work:** {}  \n**Final points:** {} / {}  \n", r.late->why, pts(r.late->final_points),
+                      pts(r.report.points_possible));
   if (!r.graded_at.empty()) md += fmt::format("**Graded:** {}  \n", r.graded_at);
   md += "\n";
   if (!r.detail.empty() && r.status != "passed" && r.status != "incomplete")
@@ -191,7 +208,9 @@ nlohmann::json gradescope_json(const StudentResult& r, const GradescopeVisibilit
   }
   std::string output = "Status: " + r.status;
   if (!r.detail.empty() && r.status != "passed" && r.status != "incomplete") output += "\n\n" + r.detail;
-  return {{"score", r.report.points_earned},
+  // The score is what the student gets: a late penalty is taken from the tests' sum.
+  if (r.late) output += "\n\nLate work: " + r.late->why;
+  return {{"score", r.final_points()},
           {"execution_time", static_cast<int>(r.seconds + 0.5)},
           {"output", output},
           {"visibility", visibility.cases},

@@ -198,6 +198,16 @@ int main(int argc, char** argv) {
   batch->add_option("--roster", batch_opts.roster,
                     "CSV of the enrolled students (columns id, and optionally name and lms_id): every one gets a row")
       ->check(CLI::ExistingFile);
+  batch->add_option("--from", batch_opts.from,
+                    "How the submissions folder is laid out: folders (one per student id), or a Canvas or "
+                    "Moodle download as it comes")
+      ->capture_default_str()->check(CLI::IsMember({"folders", "canvas", "moodle"}));
+  batch->add_option("--times", batch_opts.times,
+                    "CSV of submission times (columns id, submitted_at) for the course config's [deadline]")
+      ->check(CLI::ExistingFile);
+  batch->add_option("--lms-assignment", batch_opts.lms_assignment,
+                    "The grade column's heading in canvas.csv and moodle.csv, as the LMS names the assignment "
+                    "(default: the lab)");
   batch->add_flag("--build-only", batch_opts.build_only,
                   "Build every submission and run nothing (works without a GPU; a later run grades them)");
   batch->add_flag("--run-without-gpu", batch_opts.run_without_gpu,

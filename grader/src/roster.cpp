@@ -1,16 +1,10 @@
 #include "grader/roster.hpp"
 
+#include "grader/csv_reader.hpp"
 #include "grader/files.hpp"
 #include "grader/submission.hpp"
 
 #include <fmt/format.h>
-#define CSV_IO_NO_THREAD  // a roster is small: read it on this thread
-// Debian 12's copy of the header copies a file name with strncpy, which GCC flags when inlined
-// here (fixed upstream in 2025, the fetched copy): not ours to change.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"
-#include <libfccp/csv.h>
-#pragma GCC diagnostic pop
 
 #include <algorithm>
 #include <set>
@@ -52,14 +46,14 @@ Roster read_roster(const std::filesystem::path& file) {
   Roster roster;
   std::set<std::string> ids, lms_ids;
   try {
-    io::CSVReader<3, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> csv(file.string(), in);
-    csv.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "name", "lms_id");
+    io::CSVReader<4, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> csv(file.string(), in);
+    csv.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "name", "lms_id", "extension");
     if (!csv.has_column("id"))
       throw RosterError(fmt::format("roster {}: its header has no `id` column (the course's student ids)", file.string()));
     RosterEntry e;
-    while (csv.read_row(e.id, e.name, e.lms_id)) {
+    while (csv.read_row(e.id, e.name, e.lms_id, e.extension)) {
       const unsigned line = csv.get_file_line();
-      if (e.id.empty() && e.name.empty() && e.lms_id.empty()) continue;  // a blank line
+      if (e.id.empty() && e.name.empty() && e.lms_id.empty() && e.extension.empty()) continue;  // a blank line
       if (!valid_student_id(e.id))
         throw RosterError(fmt::format("roster {}:{}: '{}' is not a usable student id (letters, digits, . _ - @)",
                                       file.string(), line, e.id));

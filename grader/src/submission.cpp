@@ -4,6 +4,8 @@
 #include <archive_entry.h>
 
 #include <algorithm>
+#include <cctype>
+#include <initializer_list>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -14,9 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // A path inside an archive that stays inside it: relative, no "..", no empty name.
 bool safe_entry_path(const std::string& name) {
@@ -114,7 +113,14 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
   if (s.type == Submission::Type::Zip) {
     archive_read_support_format_zip(a.get());
   } else {
-    archive_read_support_filter_gzip(a.get());
+    // Plain, gzip, xz and bzip2 tars, each decompressed inside libarchive: a filter that would
+    // call an outside program instead (ARCHIVE_WARN) is not what a grader should start.
+    for (auto* support : {archive_read_support_filter_gzip, archive_read_support_filter_xz, archive_read_support_filter_bzip2})
+      if (support(a.get()) != ARCHIVE_OK) {
+        a.reset(archive_read_new());
+        archive_read_support_filter_gzip(a.get());
+        break;
+      }
     archive_read_support_format_tar(a.get());
   }
   if (archive_read_open_filename(a.get(), s.path.c_str(), 64 * 1024) != ARCHIVE_OK)
@@ -193,6 +199,19 @@ bool valid_student_id(const std::string& id) {
   });
 }
 
+std::optional<std::pair<Submission::Type, std::string>> archive_kind(const std::string& file_name) {
+  std::string lower = file_name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const auto& [ext, type] : std::initializer_list<std::pair<const char*, Submission::Type>>{
+           {".zip", Submission::Type::Zip}, {".tar.gz", Submission::Type::TarGz}, {".tgz", Submission::Type::TarGz},
+           {".tar.xz", Submission::Type::TarGz}, {".tar.bz2", Submission::Type::TarGz}, {".tar", Submission::Type::TarGz}}) {
+    const std::string e = ext;
+    if (lower.size() > e.size() && lower.compare(lower.size() - e.size(), e.size(), e) == 0)
+      return std::make_pair(type, file_name.substr(0, file_name.size() - e.size()));
+  }
+  return std::nullopt;
+}
+
 std::vector<Submission> discover_submissions(const fs::path& folder, std::vector<std::string>* skipped) {
   if (!fs::is_directory(folder)) throw std::runtime_error(folder.string() + " is not a folder of submissions");
   std::vector<Submission> all;
@@ -204,14 +223,11 @@ std::vector<Submission> discover_submissions(const fs::path& folder, std::vector
     if (e.is_directory() && !e.is_symlink()) {
       s.student = name;
       s.type = Submission::Type::Folder;
-    } else if (e.is_regular_file() && ends_with(name, ".zip")) {
-      s.student = name.substr(0, name.size() - 4);
-      s.type = Submission::Type::Zip;
-    } else if (e.is_regular_file() && (ends_with(name, ".tar.gz") || ends_with(name, ".tgz"))) {
-      s.student = name.substr(0, name.size() - (ends_with(name, ".tgz") ? 4 : 7));
-      s.type = Submission::Type::TarGz;
+    } else if (const auto kind = e.is_regular_file() ? archive_kind(name) : std::nullopt) {
+      s.type = kind->first;
+      s.student = kind->second;
     } else {
-      if (skipped) skipped->push_back(name + ": not a folder, .zip or .tar.gz");
+      if (skipped) skipped->push_back(name + ": not a folder or an archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.bz2)");
       continue;
     }
     if (!valid_student_id(s.student)) {

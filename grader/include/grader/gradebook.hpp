@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,18 @@ struct StudentResult {
   LabReport report;                // exercises and points (cases empty when nothing ran)
   double seconds = 0;              // time spent grading this submission
   std::string graded_at;           // ISO 8601, UTC
+  // Late work, when the course has a deadline (grader/src/course/lateness.hpp): worked out
+  // again at every run from the kept points, the course's rule and the submission's time.
+  struct Late {
+    std::string submitted_at;  // ISO 8601, UTC; empty when unknown
+    double late_hours = 0;     // after the due time (0: on time, grace included)
+    int days = 0;              // days charged
+    double percent = 0;        // the penalty
+    double final_points = 0;   // what the student gets: the points less the penalty
+    std::string why;           // one sentence for the student
+  };
+  std::optional<Late> late;
+  double final_points() const { return late ? late->final_points : report.points_earned; }
 };
 
 nlohmann::json to_json(const StudentResult& result);
@@ -41,7 +54,9 @@ StudentResult student_from_json(const nlohmann::json& j);  // throws on a malfor
 std::string exercise_status(const ExerciseReport& exercise);
 
 // student, one column of points per exercise (lab.toml order), total, max_points, status, then
-// one <exercise>_outcome column per exercise. One row per student, sorted by id.
+// one <exercise>_outcome column per exercise; where the course has a deadline, then
+// submitted_at, late_hours, penalty_percent and final (the points less the penalty). One row per
+// student, sorted by id.
 std::string gradebook_csv(const LabConfig& config, const std::vector<StudentResult>& results);
 
 nlohmann::json results_json(const LabConfig& config, const std::vector<StudentResult>& results,

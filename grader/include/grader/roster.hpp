@@ -3,7 +3,7 @@
 // LMS user id is graded under the course's own id.
 //
 // The file is CSV with a header row, as spreadsheets and LMS exports write it: a column `id`
-// (required: the id the gradebook uses), and optionally `name` and `lms_id`; other columns are
+// (required: the id the gradebook uses), and optionally `name`, `lms_id` and `extension`; other columns are
 // ignored, quoted fields may hold commas, a UTF-8 byte-order mark and Windows line ends are fine.
 #pragma once
 
@@ -19,6 +19,7 @@ struct RosterEntry {
   std::string id;      // the course's id: the gradebook's first column
   std::string name;    // for the reader ("Hank Smith"); may be empty
   std::string lms_id;  // the LMS's user id, as its downloads name submissions; may be empty
+  std::string extension;  // a later due time: "2d", "36h", "90m" or a date-time (course/lateness.hpp)
 };
 
 struct Roster {

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,13 @@ namespace grader {
 struct Submission {
   std::string student;  // the id: the file or folder name without .zip / .tar.gz / .tgz
   std::filesystem::path path;
-  enum class Type { Folder, Zip, TarGz } type = Type::Folder;
+  enum class Type { Folder, Zip, TarGz } type = Type::Folder;  // TarGz: a tar, compressed or not
+  std::string name{};   // the student's name where an LMS download gives it ("Hank Smith")
 };
+
+// The archive type and the name without its extension of a submission file: .zip, .tar, .tar.gz,
+// .tgz, .tar.xz, .tar.bz2, in any case (.ZIP); nothing for any other file.
+std::optional<std::pair<Submission::Type, std::string>> archive_kind(const std::string& file_name);
 
 // The submissions in `folder`, sorted by student id. Hidden entries and other files are
 // skipped, with a note for each in `skipped`. Throws if the folder cannot be read.

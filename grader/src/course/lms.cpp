@@ -1,0 +1,119 @@
+#include "course/lms.hpp"
+
+#include "grader/files.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace grader::course {
+namespace {
+
+// One student's entries in an LMS download, before they become a Submission.
+struct Uploads {
+  std::string name;                                   // as the LMS wrote it
+  std::vector<std::pair<std::string, fs::path>> files;  // (file name the student gave, path)
+  std::vector<fs::path> folders;                       // Moodle's per-student folders
+};
+
+// Canvas renames a resubmitted file "matmul-1.cu", "matmul-2.cu": the name the student gave,
+// and the number (0 for none).
+std::pair<std::string, int> canvas_original(const std::string& file) {
+  static const std::regex numbered(R"(^(.*)-(\d+)(\.[^.]+)$)");
+  std::smatch m;
+  if (std::regex_match(file, m, numbered)) return {m[1].str() + m[3].str(), std::stoi(m[2].str())};
+  return {file, 0};
+}
+
+// The Submission of one student: their folder (Moodle), or the wanted files staged under the
+// lab's names, or the archive they uploaded when no plain wanted file came.
+Submission to_submission(const std::string& id, const Uploads& u, const std::vector<std::string>& wanted,
+                         const fs::path& staging, bool canvas_numbers) {
+  Submission s;
+  s.student = id;
+  s.name = u.name;
+  if (!u.folders.empty() && u.files.empty()) {
+    // A Moodle folder: itself, unless all it holds is one archive.
+    std::vector<fs::path> inside;
+    for (const auto& e : fs::directory_iterator(u.folders.front()))
+      if (e.is_regular_file()) inside.push_back(e.path());
+    const auto kind = inside.size() == 1 ? archive_kind(inside[0].filename().string()) : std::nullopt;
+    s.path = kind ? inside[0] : u.folders.front();
+    s.type = kind ? kind->first : Submission::Type::Folder;
+    return s;
+  }
+  // Plain files the lab wants, the highest resubmission number of each.
+  std::map<std::string, std::pair<int, fs::path>> chosen;
+  std::vector<fs::path> archives;
+  for (const auto& [given, path] : u.files) {
+    const auto [original, number] = canvas_numbers ? canvas_original(given) : std::make_pair(given, 0);
+    if (std::find(wanted.begin(), wanted.end(), original) != wanted.end()) {
+      auto& c = chosen[original];
+      if (c.second.empty() || number > c.first) c = {number, path};
+    } else if (archive_kind(given)) {
+      archives.push_back(path);
+    }
+  }
+  if (chosen.empty() && !archives.empty()) {
+    std::sort(archives.begin(), archives.end());
+    s.path = archives.back();  // of several, the last by name (Canvas: the highest submission id)
+    s.type = archive_kind(s.path.filename().string())->first;
+    return s;
+  }
+  const fs::path dir = staging / id;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& [original, c] : chosen) fs::copy_file(c.second, dir / original, fs::copy_options::overwrite_existing);
+  s.path = dir;
+  s.type = Submission::Type::Folder;
+  return s;
+}
+
+}  // namespace
+
+LmsLayout parse_lms_layout(const std::string& name) {
+  if (name == "folders") return LmsLayout::Folders;
+  if (name == "canvas") return LmsLayout::Canvas;
+  if (name == "moodle") return LmsLayout::Moodle;
+  throw std::invalid_argument("--from " + name + ": one of folders, canvas, moodle");
+}
+
+std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, const std::vector<std::string>& wanted,
+                                     const fs::path& staging, std::vector<std::string>* skipped) {
+  if (layout == LmsLayout::Folders) return discover_submissions(folder, skipped);
+  if (!fs::is_directory(folder)) throw std::runtime_error(folder.string() + " is not a folder of submissions");
+  static const std::regex canvas(R"(^(.*?)_(LATE_)?(\d+)_(\d+)_(.+)$)");
+  static const std::regex moodle(R"(^(.*)_(\d+)_assignsubmission_(file|onlinetext)_(.*)$)");
+  std::map<std::string, Uploads> by_id;
+  for (const auto& e : fs::directory_iterator(folder)) {
+    const std::string entry = e.path().filename().string();
+    if (entry.empty() || entry[0] == '.') continue;
+    std::smatch m;
+    if (layout == LmsLayout::Canvas && e.is_regular_file() && std::regex_match(entry, m, canvas)) {
+      auto& u = by_id[m[3].str()];
+      u.name = m[1].str();
+      u.files.emplace_back(m[5].str(), e.path());
+    } else if (layout == LmsLayout::Moodle && std::regex_match(entry, m, moodle)) {
+      if (m[3].str() == "onlinetext") {
+        if (skipped) skipped->push_back(entry + ": online text, not a file (the lab grades files)");
+        continue;
+      }
+      auto& u = by_id[m[2].str()];
+      u.name = m[1].str();
+      if (e.is_directory() && !e.is_symlink()) u.folders.push_back(e.path());
+      else if (e.is_regular_file()) u.files.emplace_back(m[4].str(), e.path());
+    } else if (skipped) {
+      skipped->push_back(entry + (layout == LmsLayout::Canvas
+                                      ? ": not named as Canvas names submissions (<name>_<user id>_<submission id>_<file>)"
+                                      : ": not named as Moodle names submissions (<Full Name>_<id>_assignsubmission_file_)"));
+    }
+  }
+  std::vector<Submission> all;
+  for (const auto& [id, u] : by_id) all.push_back(to_submission(id, u, wanted, staging, layout == LmsLayout::Canvas));
+  return all;  // sorted by id: a std::map's order
+}
+
+}  // namespace grader::course
