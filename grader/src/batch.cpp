@@ -12,6 +12,7 @@
 #include "course/lateness.hpp"
 #include "course/lms.hpp"
 #include "course/lms_export.hpp"
+#include "course/rejudge.hpp"
 #include "grader/sandbox.hpp"
 #include "grader/submission.hpp"
 #include "workbook/device_query.hpp"
@@ -407,6 +408,7 @@ void Batch::judge_lateness(StudentResult& r) const {
 
 void Batch::record(StudentResult r) {
   judge_lateness(r);
+  if (r.thresholds.empty()) r.thresholds = course::threshold_values(config_);  // what judged it
   // The kept result first, then what is rendered from it, each atomic; the gradebook after, from
   // everything so far.
   write_atomically(students_dir_ / (r.student + ".json"), to_json(r).dump(2) + "\n");
@@ -591,7 +593,13 @@ int Batch::run() {
           todo.push_back(s);
           continue;
         }
-        const std::vector<CaseResult> cases = all_cases(kept.report);  // "not run" ones too: they count
+        // "not run" ones too: they count. A timed case whose threshold changed since is judged
+        // again from its kept measurement.
+        int rejudged = 0;
+        const std::vector<CaseResult> cases = course::rejudged(all_cases(kept.report), kept.thresholds, config_, &rejudged);
+        if (rejudged > 0)
+          std::cerr << fmt::format("{}: {} timed case{} judged again by changed thresholds\n", s.student, rejudged,
+                                   rejudged == 1 ? "" : "s");
         if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
             kept.report.run.state == RunState::TimedOut) {
           kept.report = rescored(kept, cases);

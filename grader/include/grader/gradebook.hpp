@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ struct StudentResult {
     std::string why;           // one sentence for the student
   };
   std::optional<Late> late;
+  // The thresholds in force when it was graded (lab.toml's [calibration] ones, with the course's
+  // overrides and the machine's profile): a resume under changed ones judges the kept timed cases
+  // again from their measurements (src/course/rejudge.hpp).
+  std::map<std::string, double> thresholds;
   double final_points() const { return late ? late->final_points : report.points_earned; }
 };
 
