@@ -95,6 +95,21 @@ add_library(workbook_csv INTERFACE)
 target_include_directories(workbook_csv SYSTEM INTERFACE ${WORKBOOK_FCCP_INCLUDE_DIR})
 add_library(workbook::csv ALIAS workbook_csv)
 
+# yaml-cpp reads a Gradescope export's submission_metadata.yml (grader batch --from gradescope).
+# Debian 12's 0.7 names its target yaml-cpp; 0.8 adds yaml-cpp::yaml-cpp: the old name is in both.
+find_package(yaml-cpp 0.6 QUIET)
+if(NOT TARGET yaml-cpp)
+  message(STATUS "yaml-cpp not found: fetching it")
+  set(YAML_CPP_BUILD_TESTS OFF CACHE BOOL "" FORCE)
+  set(YAML_CPP_BUILD_TOOLS OFF CACHE BOOL "" FORCE)
+  set(YAML_BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
+  FetchContent_Declare(yaml-cpp
+    GIT_REPOSITORY https://github.com/jbeder/yaml-cpp.git
+    GIT_TAG 0.8.0
+    GIT_SHALLOW TRUE)
+  FetchContent_MakeAvailable(yaml-cpp)
+endif()
+
 # One name for Catch2 whichever major version was found; our own main() lives in grader/.
 if(TARGET Catch2::Catch2)
   set(WORKBOOK_CATCH2_TARGET Catch2::Catch2)

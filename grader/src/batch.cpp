@@ -531,6 +531,8 @@ int Batch::run() {
   for (const auto& s : submissions) {
     entry_name_[s.student] = s.student;
     if (!s.name.empty()) lms_name_[s.student] = s.name;
+    // The LMS's own time (Gradescope's), unless --times gives one.
+    if (const auto t = course::parse_time(s.submitted_at); t && !times_.count(s.student)) times_[s.student] = *t;
   }
   if (o_.task()) {
     submissions.erase(std::remove_if(submissions.begin(), submissions.end(),

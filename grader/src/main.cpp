@@ -199,9 +199,9 @@ int main(int argc, char** argv) {
                     "CSV of the enrolled students (columns id, and optionally name and lms_id): every one gets a row")
       ->check(CLI::ExistingFile);
   batch->add_option("--from", batch_opts.from,
-                    "How the submissions folder is laid out: folders (one per student id), or a Canvas or "
-                    "Moodle download as it comes")
-      ->capture_default_str()->check(CLI::IsMember({"folders", "canvas", "moodle"}));
+                    "How the submissions folder is laid out: folders (one per student id), or a Canvas, "
+                    "Moodle or Gradescope download as it comes")
+      ->capture_default_str()->check(CLI::IsMember({"folders", "canvas", "moodle", "gradescope"}));
   batch->add_option("--times", batch_opts.times,
                     "CSV of submission times (columns id, submitted_at) for the course config's [deadline]")
       ->check(CLI::ExistingFile);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A course's class as each LMS downloads it (tests/CMakeLists.txt: batch/lms-course): the same
-# five enrolled students laid out as plain folders, as Canvas's "Download Submissions" and as
-# Moodle's "Download all submissions", graded with a roster (LMS ids, an extension), a course
-# [deadline] and a CSV of submission times. Each layout must give the same gradebook: raw points,
+# five enrolled students laid out as plain folders, as Canvas's "Download Submissions", as
+# Moodle's "Download all submissions" and as Gradescope's "Export Submissions", graded with a
+# roster (LMS ids, an extension), a course [deadline] and the submission times (a CSV, or
+# Gradescope's metadata). Each layout must give the same gradebook: raw points,
 # lateness and final points, a row for the student who sent nothing, a .ZIP read, a name with a
 # space, the stranger named; and canvas.csv, moodle.csv, feedback and Gradescope must agree.
 # No GPU and no build: alice's, bob's and dave's results are kept ones (as a GPU run wrote them),
@@ -77,6 +78,42 @@ cp "$work/matmul.cu" "$m/Dave Lister_104_assignsubmission_file_/"
 cp "$work/Lab1.ZIP" "$m/Erin Brockovich_105_assignsubmission_file_/"
 printf 'no code\n' > "$m/Zed Stranger_199_assignsubmission_file_/notes.txt"
 
+g="$work/gradescope"
+mkdir -p "$g/submission_9001" "$g/submission_9002" "$g/submission_9004" "$g/submission_9005" "$g/submission_9009"
+cp "$work/matmul.cu" "$g/submission_9001/"; cp "$work/matmul.cu" "$g/submission_9002/"; cp "$work/matmul.cu" "$g/submission_9004/"
+cp "$work/Lab1.ZIP" "$g/submission_9005/"; printf 'no code\n' > "$g/submission_9009/notes.txt"
+# Gradescope's own times (Ruby's YAML): this layout is graded without --times.
+cat > "$g/submission_metadata.yml" <<'YML'
+---
+submission_9001:
+  :submitters:
+  - :name: Alice Liddell
+    :sid: alice
+    :email: alice@example.edu
+  :created_at: 2026-12-01 20:00:00.000000000 -05:00
+  :score: 0.0
+submission_9002:
+  :submitters:
+  - :name: Bob Builder
+    :sid: bob
+  :created_at: 2026-12-03 10:59:00.000000000 +00:00
+submission_9004:
+  :submitters:
+  - :name: Dave Lister
+    :sid: dave
+  :created_at: 2026-12-03 05:59:00.123456789 -05:00
+submission_9005:
+  :submitters:
+  - :name: Erin Brockovich
+    :sid: erin
+  :created_at: 2026-12-02 05:10:00.000000000 +00:00
+submission_9009:
+  :submitters:
+  - :name: Zed Stranger
+    :sid: '199'
+  :created_at: 2026-12-01 12:00:00.000000000 +00:00
+YML
+
 want_gradebook="student,naive,tiled,total,max_points,status,naive_outcome,tiled_outcome,submitted_at,late_hours,penalty_percent,final
 199,0,0,0,100,missing file,missing file,missing file,,0.00,0,0
 alice,40,60,100,100,passed,passed,passed,2026-12-02T01:00:00Z,0.00,0,100
@@ -92,23 +129,26 @@ Carol Danvers,103,carol,,,
 Dave Lister,104,dave,,,80.00
 Erin Brockovich,105,erin,,,0.00'
 
-for layout in folders canvas moodle; do
+for layout in folders canvas moodle gradescope; do
   out="$work/results-$layout"
   kept "$out" alice; kept "$out" bob; kept "$out" dave
+  times=(--times "$work/times.csv"); [ "$layout" = gradescope ] && times=()
   "$grader" batch matmul-tiled "$work/$layout" -o "$out" --from "$layout" --roster "$work/roster.csv" \
-      --config "$work/course.toml" --times "$work/times.csv" --lms-assignment "Lab 1: matmul (12345)" --build-only \
+      --config "$work/course.toml" "${times[@]}" --lms-assignment "Lab 1: matmul (12345)" --build-only \
       >"$out.log" 2>&1 || fail "$layout: grader batch exited $?: $(tail -5 "$out.log")"
   got=$(cat "$out/gradebook.csv")
-  [ "$got" = "$want_gradebook" ] || fail "$layout: gradebook.csv is
+  want=$want_gradebook  # Gradescope's metadata gives the stranger a time too
+  [ "$layout" = gradescope ] && want=${want/missing file,,0.00/missing file,2026-12-01T12:00:00Z,0.00}
+  [ "$got" = "$want" ] || fail "$layout: gradebook.csv is
 $got
 expected
-$want_gradebook"
+$want"
   [ "$(grep -v ',199,' "$out/canvas.csv")" = "$want_canvas" ] || fail "$layout: canvas.csv is
 $(cat "$out/canvas.csv")
 expected
 $want_canvas"
   case $layout in
-    folders) stranger=',,199,,,0.00' ;; canvas) stranger='strangerzed,199,199,,,0.00' ;; moodle) stranger='Zed Stranger,199,199,,,0.00' ;;
+    folders) stranger=',,199,,,0.00' ;; canvas) stranger='strangerzed,199,199,,,0.00' ;; *) stranger='Zed Stranger,199,199,,,0.00' ;;
   esac
   grep -qx "$stranger" "$out/canvas.csv" || fail "$layout: the stranger's canvas.csv row is not '$stranger': $(cat "$out/canvas.csv")"
   grep -qx 'dave,104,Dave Lister,80.00' "$out/moodle.csv" || fail "$layout: moodle.csv has no row 'dave,104,Dave Lister,80.00': $(cat "$out/moodle.csv")"

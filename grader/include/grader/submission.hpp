@@ -26,6 +26,7 @@ struct Submission {
   std::filesystem::path path;
   enum class Type { Folder, Zip, TarGz } type = Type::Folder;  // TarGz: a tar, compressed or not
   std::string name{};   // the student's name where an LMS download gives it ("Hank Smith")
+  std::string submitted_at{};  // when, where an LMS download says (RFC 3339); empty when it does not
 };
 
 // The archive type and the name without its extension of a submission file: .zip, .tar, .tar.gz,

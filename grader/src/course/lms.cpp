@@ -1,6 +1,9 @@
 #include "course/lms.hpp"
 
+#include "course/lateness.hpp"
 #include "grader/files.hpp"
+
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <map>
@@ -72,18 +75,90 @@ Submission to_submission(const std::string& id, const Uploads& u, const std::vec
   return s;
 }
 
+// Gradescope's times, "2026-12-01 20:00:00.000000000 -05:00" (Ruby's YAML), as RFC 3339.
+std::string gradescope_time(const std::string& text) {
+  static const std::regex ruby(R"(^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(\.\d+)? ?(Z|[+-]\d\d):?(\d\d)?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, ruby)) return "";
+  const std::string offset = m[4].str() == "Z" ? "Z" : m[4].str() + ":" + (m[5].matched ? m[5].str() : "00");
+  const std::string rfc = m[1].str() + "T" + m[2].str() + offset;
+  return parse_time(rfc) ? rfc : "";
+}
+
+std::vector<Submission> discover_gradescope(const fs::path& folder, std::vector<std::string>* skipped) {
+  const fs::path metadata = folder / "submission_metadata.yml";
+  if (!fs::exists(metadata))
+    throw std::invalid_argument(folder.string() + " has no submission_metadata.yml: not a Gradescope export "
+                                "(unzip \"Export Submissions\" and give the folder that holds it)");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(metadata.string());
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument(metadata.string() + ": " + e.what());
+  }
+  std::vector<Submission> all;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    const YAML::Node sub = entry.second;
+    if (!fs::is_directory(folder / key)) {
+      if (skipped) skipped->push_back(key + ": in submission_metadata.yml, but no folder of that name");
+      continue;
+    }
+    const std::string at = sub[":created_at"] ? gradescope_time(sub[":created_at"].as<std::string>()) : "";
+    if (!sub[":submitters"] || !sub[":submitters"].IsSequence() || sub[":submitters"].size() == 0) {
+      if (skipped) skipped->push_back(key + ": no submitters in submission_metadata.yml");
+      continue;
+    }
+    for (const auto& who : sub[":submitters"]) {
+      Submission s;
+      const auto field = [&](const char* k) { return who[k] ? who[k].as<std::string>() : std::string(); };
+      s.student = !field(":sid").empty() ? field(":sid") : field(":email");
+      s.name = field(":name");
+      s.path = folder / key;
+      s.type = Submission::Type::Folder;
+      s.submitted_at = at;
+      // A folder holding only an archive the student uploaded: the archive.
+      std::vector<fs::path> inside;
+      for (const auto& e : fs::directory_iterator(s.path))
+        if (e.is_regular_file()) inside.push_back(e.path());
+      if (const auto kind = inside.size() == 1 ? archive_kind(inside[0].filename().string()) : std::nullopt) {
+        s.path = inside[0];
+        s.type = kind->first;
+      }
+      if (s.student.empty()) {
+        if (skipped) skipped->push_back(key + ": a submitter with neither :sid: nor :email:");
+        continue;
+      }
+      all.push_back(std::move(s));
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const Submission& a, const Submission& b) { return a.student < b.student; });
+  return all;
+}
+
 }  // namespace
 
 LmsLayout parse_lms_layout(const std::string& name) {
   if (name == "folders") return LmsLayout::Folders;
   if (name == "canvas") return LmsLayout::Canvas;
   if (name == "moodle") return LmsLayout::Moodle;
-  throw std::invalid_argument("--from " + name + ": one of folders, canvas, moodle");
+  if (name == "gradescope") return LmsLayout::Gradescope;
+  throw std::invalid_argument("--from " + name + ": one of folders, canvas, moodle, gradescope");
 }
 
 std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, const std::vector<std::string>& wanted,
                                      const fs::path& staging, std::vector<std::string>* skipped) {
   if (layout == LmsLayout::Folders) return discover_submissions(folder, skipped);
+  if (layout == LmsLayout::Gradescope) {
+    // Its ids are what the course typed into Gradescope: only those usable as file names.
+    auto all = discover_gradescope(folder, skipped);
+    std::vector<Submission> usable;
+    for (auto& s : all) {
+      if (valid_student_id(s.student)) usable.push_back(std::move(s));
+      else if (skipped) skipped->push_back(s.path.filename().string() + ": '" + s.student + "' is not a usable student id (letters, digits, . _ - @)");
+    }
+    return usable;
+  }
   if (!fs::is_directory(folder)) throw std::runtime_error(folder.string() + " is not a folder of submissions");
   static const std::regex canvas(R"(^(.*?)_(LATE_)?(\d+)_(\d+)_(.+)$)");
   static const std::regex moodle(R"(^(.*)_(\d+)_assignsubmission_(file|onlinetext)_(.*)$)");
@@ -113,7 +188,7 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
   }
   std::vector<Submission> all;
   for (const auto& [id, u] : by_id) all.push_back(to_submission(id, u, wanted, staging, layout == LmsLayout::Canvas));
-  return all;  // sorted by id: a std::map's order
+  return all;  // sorted by id: a std::map's order (the ids are the LMS's numbers)
 }
 
 }  // namespace grader::course

@@ -7,6 +7,9 @@
 //            "-1", "-2", ... before its extension (matmul-1.cu is matmul.cu, the highest number wins)
 //   moodle   "Download all submissions": a folder per student, <Full Name>_<id>_assignsubmission_file_,
 //            or (without "Download submissions in folders") files named <Full Name>_<id>_assignsubmission_file_<file name>
+//   gradescope  "Export Submissions": submission_metadata.yml and a folder submission_<n>/ per
+//            submission; the metadata names its submitters (a group: each of them) by :sid:
+//            (else :email:) and says when it came (:created_at:, the submission's time)
 //
 // A student's id is the LMS's (Canvas user id, Moodle participant id); a roster's `lms_id` column
 // maps it to the course's id (grader/roster.hpp). An archive a student uploaded (.zip, .tar.gz,
@@ -21,7 +24,7 @@
 
 namespace grader::course {
 
-enum class LmsLayout { Folders, Canvas, Moodle };
+enum class LmsLayout { Folders, Canvas, Moodle, Gradescope };
 LmsLayout parse_lms_layout(const std::string& name);  // throws std::invalid_argument
 
 // The submissions in `folder`, as `layout` lays them out. Canvas's files are copied, under the
