@@ -134,8 +134,6 @@ private:
   // rescored with today's configuration: every output says what the gradebook says).
   void write_student_files(const StudentResult& r);
   void write_gradebook();
-  // --roster: submissions named by LMS id take the course's id; names on no row are listed.
-  void match_roster(std::vector<Submission>& submissions);
   // similarity/: every graded student's editable files, one folder each, beside the starter's
   // (the code they were given), in the layout JPlag and MOSS take (instructor guide, section 6).
   void write_similarity_layout() const;
@@ -418,37 +416,6 @@ void Batch::record(StudentResult r) {
   write_gradebook();
 }
 
-void Batch::match_roster(std::vector<Submission>& submissions) {
-  std::map<std::string, std::string>& entry_names = entry_name_;
-  std::map<std::string, std::string>& names = lms_name_;
-  std::vector<std::string> strangers;
-  std::set<std::string> seen;
-  std::vector<Submission> kept;
-  for (Submission s : submissions) {
-    const auto id = roster_->id_of(s.student);
-    if (!id) {
-      strangers.push_back(s.student);
-    } else if (*id != s.student) {
-      std::cerr << "roster: " << s.student << " is the LMS id of " << *id << ": graded as " << *id << '\n';
-      entry_names[*id] = s.student;
-      if (!s.name.empty()) names[*id] = s.name;
-      s.student = *id;
-    }
-    if (!seen.insert(s.student).second) {
-      std::cerr << "skipped " << s.path.filename().string() << ": " << s.student
-                << " already has a submission in this folder (by id and by LMS id?)\n";
-      continue;
-    }
-    kept.push_back(std::move(s));
-  }
-  submissions = std::move(kept);
-  if (!strangers.empty()) {
-    std::string list;
-    for (const auto& id : strangers) list += (list.empty() ? "" : ", ") + id;
-    std::cerr << "not on the roster (graded all the same; is the roster complete?): " << list << '\n';
-  }
-}
-
 void Batch::write_gradebook() {
   if (o_.task()) return;  // the submitting grader writes the class's files, from every task's
   std::vector<StudentResult> all;
@@ -525,15 +492,12 @@ int Batch::run() {
       first_architecture_ = settings.substr(start, settings.find_first_of(";\"", start) - start);
     }
   }
-  std::vector<std::string> skipped;
-  auto submissions = course::discover_lms(course::parse_lms_layout(o_.from), o_.submissions, config_.files(),
-                                         fs::absolute(o_.out) / "lms", &skipped);
-  for (const auto& s : submissions) {
-    entry_name_[s.student] = s.student;
-    if (!s.name.empty()) lms_name_[s.student] = s.name;
-    // The LMS's own time (Gradescope's), unless --times gives one.
+  ClassSubmissions found = class_submissions(o_, config_, roster_ ? &*roster_ : nullptr, !o_.task());
+  auto& submissions = found.submissions;
+  entry_name_ = found.entry_names;
+  lms_name_ = found.names;
+  for (const auto& s : submissions)  // the LMS's own time (Gradescope's), unless --times gives one
     if (const auto t = course::parse_time(s.submitted_at); t && !times_.count(s.student)) times_[s.student] = *t;
-  }
   if (o_.task()) {
     submissions.erase(std::remove_if(submissions.begin(), submissions.end(),
                                      [&](const Submission& s) {
@@ -541,9 +505,6 @@ int Batch::run() {
                                                         s.student) == o_.task_students.end();
                                      }),
                       submissions.end());
-  } else {
-    for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
-    if (roster_) match_roster(submissions);
   }
   for (const auto& s : submissions) submitted_.insert(s.student);
   work_ = fs::absolute(o_.out) / "work";
@@ -736,6 +697,46 @@ int Batch::run() {
 }
 
 }  // namespace
+
+ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& config, const Roster* roster, bool say) {
+  ClassSubmissions out;
+  std::vector<std::string> skipped;
+  auto submissions = course::discover_lms(course::parse_lms_layout(o.from), o.submissions, config.files(),
+                                         fs::absolute(o.out) / "lms", &skipped);
+  if (say)
+    for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
+  std::vector<std::string> strangers;
+  std::set<std::string> seen;
+  for (Submission s : submissions) {
+    const std::string entry = s.student;
+    if (roster) {
+      const auto id = roster->id_of(s.student);
+      if (!id) {
+        strangers.push_back(s.student);
+      } else if (*id != s.student) {
+        if (say) std::cerr << "roster: " << s.student << " is the LMS id of " << *id << ": graded as " << *id << '\n';
+        s.student = *id;
+      }
+    }
+    if (!seen.insert(s.student).second) {
+      if (say)
+        std::cerr << "skipped " << s.path.filename().string() << ": " << s.student
+                  << " already has a submission in this folder (by id and by LMS id?)\n";
+      continue;
+    }
+    out.entry_names[s.student] = entry;
+    if (!s.name.empty()) out.names[s.student] = s.name;
+    out.submissions.push_back(std::move(s));
+  }
+  if (say && !strangers.empty()) {
+    std::string list;
+    for (const auto& id : strangers) list += (list.empty() ? "" : ", ") + id;
+    std::cerr << "not on the roster (graded all the same; is the roster complete?): " << list << '\n';
+  }
+  std::sort(out.submissions.begin(), out.submissions.end(),
+            [](const Submission& a, const Submission& b) { return a.student < b.student; });
+  return out;
+}
 
 std::vector<fs::path> hidden_from_submissions(const Paths& paths, const std::string& lab, std::vector<fs::path> also) {
   const fs::path src = fs::absolute(paths.source_root), bld = fs::absolute(paths.build_root);

@@ -9,6 +9,8 @@
 #pragma once
 
 #include "grader/gradebook.hpp"
+#include "grader/roster.hpp"
+#include "grader/submission.hpp"
 #include "labs.hpp"
 
 #include <cstdint>
@@ -81,6 +83,18 @@ struct BatchOptions {
   bool merge_only = false;
   bool task() const { return !task_name.empty(); }
 };
+
+// The class's submissions as `grader batch` grades them: read in the --from layout
+// (course/lms.hpp), then named by the course's id where --roster maps an LMS id to one. With
+// `say`, each mapping, each stranger and each skipped entry is written to stderr. `entry_names`
+// and `names` (optional) get each student's entry name and the LMS's name for them.
+struct ClassSubmissions {
+  std::vector<Submission> submissions;
+  std::map<std::string, std::string> entry_names;  // id -> the entry's own name (an LMS id)
+  std::map<std::string, std::string> names;        // id -> the student's name in the LMS download
+};
+ClassSubmissions class_submissions(const BatchOptions& options, const LabConfig& config, const Roster* roster,
+                                   bool say);
 
 int run_batch(const Paths& paths, const BatchOptions& options);
 

@@ -340,10 +340,6 @@ int main(int argc, char** argv) {
         const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
         batch_opts.task_name = fmt::format("{}_{}", job ? job : "task", slurm_task.substr(slurm_task.rfind(':') + 1));
       }
-      if (batch_slurm && batch_opts.roster) {
-        std::cerr << "grader batch: --roster does not work with --slurm yet\n";
-        return kUsageError;
-      }
       if (batch_slurm) {
         return grader::slurm::run_batch_slurm(paths, batch_opts, slurm_opts);
       }

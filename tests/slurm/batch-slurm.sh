@@ -48,6 +48,19 @@ grep -q '^missing,.*missing file' "$work/slurm/gradebook.csv" || fail "missing i
 grep -q 'submitted job [0-9]*: 3 task(s)' "$work/slurm.log" || fail "not one array of 3 tasks"
 echo "through Slurm: 5 submissions in 3 tasks in ${seconds} s (locally: ${local_seconds} s), gradebook equal to the local one"
 
+# With a roster: a folder named by an LMS id is graded under the course's id in its task too, and
+# a student with no submission has a row; the same gradebook as a local batch with that roster.
+printf 'id,name,lms_id\ngina,Gina Copy,good-copy\nnora,Nora None,\ngood,,\nstarter,,\nbroken,,\nmissing,,\n' > "$work/roster.csv"
+"$grader" batch matmul-tiled "$subs" -o "$work/local-roster" --seed 4242 --timeout 120 --build-only --roster "$work/roster.csv" \
+  >"$work/local-roster.log" 2>&1 || fail "local grader batch --roster exited with $?"
+"$grader" batch matmul-tiled "$subs" -o "$work/slurm-roster" --seed 4242 --timeout 120 --build-only --roster "$work/roster.csv" \
+  --slurm --partition gpu --per-task 3 >"$work/slurm-roster.log" 2>&1 ||
+  fail "grader batch --slurm --roster exited with $?: $(tail -5 "$work/slurm-roster.log")"
+diff "$work/local-roster/gradebook.csv" "$work/slurm-roster/gradebook.csv" || fail "with a roster, the gradebook through Slurm differs"
+grep -q '^gina,.*built' "$work/slurm-roster/gradebook.csv" && grep -q '^nora,.*no submission' "$work/slurm-roster/gradebook.csv" ||
+  fail "the roster's ids are not in the gradebook through Slurm: $(cat "$work/slurm-roster/gradebook.csv")"
+echo "with --roster through Slurm: good-copy graded as gina, nora 'no submission', gradebook equal to the local one"
+
 # Stopped after the first of three tasks (one at a time), its job cancelled; the next run grades
 # only what is left.
 "$grader" batch matmul-tiled "$subs" -o "$work/resume" --seed 4242 --timeout 120 --build-only --slurm --partition gpu --per-task 2 \

@@ -1,5 +1,7 @@
 #include "slurm/slurm_batch.hpp"
 
+#include "grader/roster.hpp"
+
 #include "slurm/jobs.hpp"
 
 #include "grader/file_lock.hpp"
@@ -160,9 +162,11 @@ int Run::run() {
     return 3;
   }
 
-  std::vector<std::string> skipped;
-  const auto submissions = discover_submissions(b_.submissions, &skipped);
-  for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
+  // Named as the tasks and the merge name them: in the --from layout, by the roster's ids.
+  std::optional<Roster> roster;
+  if (b_.roster) roster = read_roster(*b_.roster);
+  const auto submissions =
+      class_submissions(b_, load_lab(paths_, b_.lab, b_.overrides), roster ? &*roster : nullptr, true).submissions;
   std::vector<std::string> todo;
   for (const auto& s : submissions) {
     const bool regrade = b_.regrade_all || std::find(b_.regrade.begin(), b_.regrade.end(), s.student) != b_.regrade.end();
@@ -247,6 +251,9 @@ std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint
   if (b.jobs > 0) a.insert(a.end(), {"--jobs", std::to_string(b.jobs)});
   if (!b.sandbox) a.push_back("--no-sandbox");
   if (b.build_only) a.push_back("--build-only");
+  // The class as the submitter read it: the same layout and roster, so that the task's ids are its.
+  a.insert(a.end(), {"--from", b.from});
+  if (b.roster) a.insert(a.end(), {"--roster", fs::absolute(*b.roster).string()});
   std::string line;
   for (const auto& s : a) line += quoted(s) + " ";
   return line + "--slurm-task " + quoted(tasks.string() + ":") + "\"$SLURM_ARRAY_TASK_ID\"";
