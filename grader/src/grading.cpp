@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <fcntl.h>
 
@@ -158,6 +159,40 @@ std::string hidden_detail(const grader::CaseResult& r) {
   return what + " (an instructor's hidden case: its inputs and messages are not shown)";
 }
 
+// A correctness case that failed runs once more on the same inputs (they come from the seed
+// alone): an indexing error gives the same wrong elements again, a race (a missing barrier, an
+// unsynchronised read or write) other ones, or none. The case says which it was, in its detail
+// and as metrics.deterministic, and a race names the tool that finds it.
+void run_again(grader::CaseResult& r, const std::function<void(grader::CaseResult&)>& body) {
+  grader::CaseResult again;
+  again.exercise = r.exercise;
+  again.kind = r.kind;
+  again.name = r.name;
+  again.seed = r.seed;
+  std::string other;
+  try {
+    body(again);
+    if (again.outcome != r.outcome || again.detail != r.detail || again.metrics != r.metrics)
+      other = again.outcome == grader::Outcome::Passed ? "a right result" : again.detail;
+  } catch (const remote::CallFailed& e) {
+    other = std::string(e.crashed ? "a crash: " : "an error: ") + e.what();
+  } catch (const workbook::CudaError& e) {
+    if (e.sticky()) throw;  // the context is gone: the caller stops the program, as for any fault
+    other = std::string("an error: ") + e.what();
+  } catch (const std::exception& e) {
+    other = std::string("an error: ") + e.what();
+  }
+  r.metrics["deterministic"] = other.empty();
+  if (other.empty()) return;
+  if (other.size() > 160) other = other.substr(0, 157) + "...";
+  std::string self = "the lab's test program";
+  std::error_code ec;
+  if (const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) self = exe.string();
+  r.detail += "\nNOT DETERMINISTIC: the same inputs gave another result on a second run (" + other +
+              "). That is a race: a missing __syncthreads(), or threads reading what others write without one. "
+              "Find it with: compute-sanitizer --tool racecheck --target-processes all " + self + " \"[" + r.exercise + "]\"";
+}
+
 // The thresholds read by the case whose body is running (grading::threshold).
 std::vector<std::string>* g_case_thresholds = nullptr;
 
@@ -186,6 +221,7 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     } else {
       body(r);
       t.crashes_in_a_row = 0;
+      if (r.outcome == grader::Outcome::Incorrect && kind == "correctness" && !hidden) run_again(r, body);
     }
   } catch (const remote::CallFailed& e) {
     // The student's code failed in the runner: this case is charged, and nothing else (a crash

@@ -270,7 +270,12 @@ std::string render_text(const LabReport& r, bool color) {
         // A wrong result's time means nothing: show only why it failed.
         if (timed && c.outcome != Outcome::Incorrect) out += "  " + timing_line(c.metrics);
         out += "\n";
-        if (!c.passed() && !c.detail.empty()) out += "        " + s.yellow(c.detail) + "\n";
+        if (!c.passed() && !c.detail.empty()) {
+          // A detail of several lines (a race named on its own line): each indented alike.
+          std::string detail = c.detail;
+          for (std::size_t at = 0; (at = detail.find('\n', at)) != std::string::npos; at += 9) detail.insert(at + 1, "        ");
+          out += "        " + s.yellow(detail) + "\n";
+        }
       }
       const int failures = k.cases.size() - k.passed;
       if (failures > 5) out += fmt::format("      ... and {} more failed cases (--json lists them all)\n", failures - 5);

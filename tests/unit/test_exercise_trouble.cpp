@@ -91,3 +91,42 @@ TEST_CASE("a hidden case is named by its number and says nothing of its inputs",
   CHECK(later.outcome == Outcome::NotRun);
   CHECK(later.detail.find("999") == std::string::npos);
 }
+
+// A failed correctness case runs once more on the same inputs: other wrong elements the second
+// time are a race, named with the tool that finds it; the same ones are not.
+TEST_CASE("a correctness case that fails differently on a second run is named a race", "[grading][race]") {
+  init_once();
+  int calls = 0;
+  const auto racy = [&](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "out[0][1]: expected 1, got 0; " + std::to_string(28 + calls++) + " of 1024 elements wrong";
+    r.metrics = {{"wrong", 28 + calls}};
+  };
+  const auto r = grading::run_case("transpose_tiled", "correctness", "race", racy);
+  CHECK(calls == 2);
+  CHECK(r.outcome == Outcome::Incorrect);
+  CHECK(r.detail.rfind("out[0][1]: expected 1, got 0; 28 of 1024 elements wrong\nNOT DETERMINISTIC", 0) == 0);
+  CHECK(r.detail.find("compute-sanitizer --tool racecheck") != std::string::npos);
+  CHECK(r.detail.find("\"[transpose_tiled]\"") != std::string::npos);
+  CHECK(r.metrics.at("deterministic") == false);
+
+  int again = 0;
+  const auto indexing = [&](grader::CaseResult& r) {
+    ++again;
+    r.outcome = Outcome::Incorrect;
+    r.detail = "out[0][1]: expected 1, got 2; 1024 of 1024 elements wrong";
+  };
+  const auto same = grading::run_case("transpose_naive", "correctness", "indexing", indexing);
+  CHECK(again == 2);
+  CHECK(same.detail == "out[0][1]: expected 1, got 2; 1024 of 1024 elements wrong");
+  CHECK(same.metrics.at("deterministic") == true);
+
+  // Passed cases and timed cases are run once.
+  int once = 0;
+  grading::run_case("transpose_naive", "correctness", "right", [&](grader::CaseResult& r) { ++once; r.outcome = Outcome::Passed; });
+  grading::run_case("transpose_naive", "performance", "slow", [&](grader::CaseResult& r) {
+    ++once;
+    r.outcome = Outcome::Incorrect;
+  });
+  CHECK(once == 2);
+}
