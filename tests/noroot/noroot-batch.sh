@@ -50,10 +50,17 @@ if [ "${NOROOT_PHASE:-}" = "" ]; then
   fi
   # The work folder must be reachable by that user: under a folder it cannot enter (a checkout
   # in /root), the work goes to /var/tmp instead (not /tmp: the batch's sandbox has its own).
+  # Nor under /tmp (a clone there, as CI may make): each submission's build gets an empty /tmp
+  # of its own, so a prefix or a source tree there would vanish from it.
   rm -rf "$work"; mkdir -p "$work"
-  if [ ${#as_user[@]} -gt 0 ] && ! "${as_user[@]}" test -x "$work"; then
-    echo "note: nobody cannot enter $work: working in /var/tmp/workbook-noroot-$mode instead"
-    rmdir "$work"; work=/var/tmp/workbook-noroot-$mode
+  case $(cd "$work" && pwd -P)/ in
+    /tmp/*) why="$work is under /tmp, which the batch's sandbox replaces" ;;
+    *) why="" ;;
+  esac
+  if [ -z "$why" ] && [ ${#as_user[@]} -gt 0 ] && ! "${as_user[@]}" test -x "$work"; then why="nobody cannot enter $work"; fi
+  if [ -n "$why" ]; then
+    echo "note: $why: working in /var/tmp/workbook-noroot-$mode instead"
+    rm -rf "$work"; work=/var/tmp/workbook-noroot-$mode
     rm -rf "$work"; mkdir -p "$work"; chmod 755 "$work"
   fi
   # The workbook's sources, copied: the user builds from a tree it can read, as it would from
