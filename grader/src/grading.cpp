@@ -163,7 +163,9 @@ std::string hidden_detail(const grader::CaseResult& r) {
 // alone): an indexing error gives the same wrong elements again, a race (a missing barrier, an
 // unsynchronised read or write) other ones, or none. The case says which it was, in its detail
 // and as metrics.deterministic, and a race names the tool that finds it.
-void run_again(grader::CaseResult& r, const std::function<void(grader::CaseResult&)>& body) {
+// A second call that never finishes counts as the first would (the exercise's later cases are
+// skipped): a racy kernel that sometimes hangs costs one call timeout, not one per case.
+void run_again(grader::CaseResult& r, const std::function<void(grader::CaseResult&)>& body, Trouble& t) {
   grader::CaseResult again;
   again.exercise = r.exercise;
   again.kind = r.kind;
@@ -176,6 +178,10 @@ void run_again(grader::CaseResult& r, const std::function<void(grader::CaseResul
       other = again.outcome == grader::Outcome::Passed ? "a right result" : again.detail;
   } catch (const remote::CallFailed& e) {
     other = std::string(e.crashed ? "a crash: " : "an error: ") + e.what();
+    if (e.hung) {
+      t.hung = true;
+      t.last = e.what();
+    }
   } catch (const workbook::CudaError& e) {
     if (e.sticky()) throw;  // the context is gone: the caller stops the program, as for any fault
     other = std::string("an error: ") + e.what();
@@ -221,7 +227,7 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     } else {
       body(r);
       t.crashes_in_a_row = 0;
-      if (r.outcome == grader::Outcome::Incorrect && kind == "correctness" && !hidden) run_again(r, body);
+      if (r.outcome == grader::Outcome::Incorrect && kind == "correctness" && !hidden) run_again(r, body, t);
     }
   } catch (const remote::CallFailed& e) {
     // The student's code failed in the runner: this case is charged, and nothing else (a crash

@@ -130,3 +130,26 @@ TEST_CASE("a correctness case that fails differently on a second run is named a 
   });
   CHECK(once == 2);
 }
+
+// The second run of a failed case that never finishes skips the exercise's later cases, as a
+// first call that never finishes does: a sometimes-hanging race costs one call timeout.
+TEST_CASE("a second run that hangs skips the rest of its exercise", "[grading][race]") {
+  init_once();
+  int calls = 0;
+  const auto wrong_then_hang = [&](grader::CaseResult& r) {
+    if (calls++ == 1) throw remote::CallFailed("racy did not finish within 20 s", true, true);
+    r.outcome = Outcome::Incorrect;
+    r.detail = "out[0][1]: expected 1, got 0; 3 of 1024 elements wrong";
+  };
+  const auto first = grading::run_case("racy", "correctness", "1", wrong_then_hang);
+  CHECK(first.outcome == Outcome::Incorrect);
+  CHECK(first.detail.find("NOT DETERMINISTIC") != std::string::npos);
+  CHECK(first.detail.find("a crash: racy did not finish") != std::string::npos);
+  int later = 0;
+  const auto next = grading::run_case("racy", "correctness", "2", [&](grader::CaseResult& r) {
+    ++later;
+    r.outcome = Outcome::Passed;
+  });
+  CHECK(later == 0);
+  CHECK(next.outcome == Outcome::NotRun);
+}
