@@ -31,33 +31,22 @@ cp -a /usr/include/nlohmann "$dest/nlohmann_json/include/"
 cp -a /usr/include/toml++ "$dest/tomlplusplus/include/"
 cp -a /usr/include/fmt "$dest/fmt/include/"
 
-cat > "$dest/Catch2/CMakeLists.txt" <<'EOF'
-# Catch2 v2 as its upstream CMakeLists.txt defines it (tests/noroot/make-local-sources.sh).
+# A header-only library's tree with the targets its upstream CMakeLists.txt defines (none
+# imported): <folder> <project and target> <include dir in the tree> <what it is>.
+header_only() {
+  cat > "$dest/$1/CMakeLists.txt" <<EOF
+# $4 as its upstream CMakeLists.txt defines it (tests/noroot/make-local-sources.sh).
 cmake_minimum_required(VERSION 3.5)
-project(Catch2 LANGUAGES CXX)
-add_library(Catch2 INTERFACE)
-add_library(Catch2::Catch2 ALIAS Catch2)
-target_include_directories(Catch2 INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/single_include>)
-target_compile_features(Catch2 INTERFACE cxx_std_11)
+project($2 LANGUAGES CXX)
+add_library($2 INTERFACE)
+add_library($2::$2 ALIAS $2)
+target_include_directories($2 INTERFACE \$<BUILD_INTERFACE:\${CMAKE_CURRENT_SOURCE_DIR}/$3>)
+target_compile_features($2 INTERFACE cxx_std_11)
 EOF
-cat > "$dest/CLI11/CMakeLists.txt" <<'EOF'
-# CLI11 (header-only) as its upstream CMakeLists.txt defines it (tests/noroot/make-local-sources.sh).
-cmake_minimum_required(VERSION 3.5)
-project(CLI11 LANGUAGES CXX)
-add_library(CLI11 INTERFACE)
-add_library(CLI11::CLI11 ALIAS CLI11)
-target_include_directories(CLI11 INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
-target_compile_features(CLI11 INTERFACE cxx_std_11)
-EOF
-cat > "$dest/nlohmann_json/CMakeLists.txt" <<'EOF'
-# nlohmann-json as its upstream CMakeLists.txt defines it (tests/noroot/make-local-sources.sh).
-cmake_minimum_required(VERSION 3.5)
-project(nlohmann_json LANGUAGES CXX)
-add_library(nlohmann_json INTERFACE)
-add_library(nlohmann_json::nlohmann_json ALIAS nlohmann_json)
-target_include_directories(nlohmann_json INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>)
-target_compile_features(nlohmann_json INTERFACE cxx_std_11)
-EOF
+}
+header_only Catch2 Catch2 single_include "Catch2 v2"
+header_only CLI11 CLI11 include "CLI11 (header-only)"
+header_only nlohmann_json nlohmann_json include "nlohmann-json"
 cat > "$dest/tomlplusplus/CMakeLists.txt" <<'EOF'
 # toml++ (header-only) as its upstream CMakeLists.txt defines it (tests/noroot/make-local-sources.sh).
 cmake_minimum_required(VERSION 3.14)
