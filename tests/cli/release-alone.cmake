@@ -58,6 +58,13 @@ foreach(step
     endif()
     message(FATAL_ERROR "in the release: ${step} failed (${status}):\n${out}")
   endif()
+  # A student's first build is quiet: no warning from the project's CMake files, its starters or
+  # its tests (code that only the instructors' tree uses is where they hide).
+  string(REGEX MATCHALL "[^\n]*[Ww]arning[^\n]*" warnings "${out}")
+  if(warnings)
+    list(JOIN warnings "\n" warnings)
+    message(FATAL_ERROR "in the release: ${step} warned:\n${warnings}")
+  endif()
 endforeach()
 string(REGEX MATCH "[0-9]+% tests passed[^\n]*" summary "${out}")
 message(STATUS "the release builds and its CPU tests pass alone: ${summary}")

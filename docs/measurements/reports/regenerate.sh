@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the reports the docs show as examples (tests/docs/check_examples.py checks the copies),
 # on a machine with a GPU, from a build of the workbook:
-#   docs/measurements/reports/regenerate.sh [build-dir]      (default build/gpu)
+#   docs/measurements/reports/regenerate.sh [build-dir [lab...]]   (default build/gpu, every lab)
 # For each lab: <lab>-starter.txt, `grader check <lab>` of the starter as shipped (labs/), and
 # <lab>-reference.txt, `grader check <lab> --reference`; each with a first line naming the GPU
 # and the date, and a fixed seed, so that a regenerated file differs only where the program's
@@ -9,11 +9,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 build=${1:-build/gpu}
+shift $(( $# > 0 ? 1 : 0 ))
+labs=("$@"); [ ${#labs[@]} -gt 0 ] || labs=(matmul-tiled granularity coalescing kmeans particle-storm)
 out=docs/measurements/reports
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 [ -n "$gpu" ] || { echo "regenerate.sh: no GPU here (nvidia-smi)"; exit 4; }
 seed=710016935
-for lab in matmul-tiled granularity coalescing kmeans particle-storm; do
+for lab in "${labs[@]}"; do
   for which in starter reference; do
     file=$out/$lab-$which.txt
     args=(); [ $which = reference ] && args=(--reference)

@@ -265,10 +265,11 @@ Measured measure(const std::string& exercise, kmeans::Version version, const Ins
   return m;
 }
 
-// `exercise` by value: GCC 13 takes a const& bound to a string literal for a dangling reference.
-const Measured& measured(std::string exercise, kmeans::Version version, const PerfConfig& c) {
+// `exercise` as a plain pointer: GCC 13's -Wdangling-reference takes any class-type temporary
+// among the arguments (a std::string made from a literal) for one the result may refer to.
+const Measured& measured(const char* exercise, kmeans::Version version, const PerfConfig& c) {
   static std::map<std::string, Measured> cache;
-  const std::string key = exercise + " " + c.str();
+  const std::string key = std::string(exercise) + " " + c.str();
   auto it = cache.find(key);
   if (it == cache.end()) it = cache.emplace(key, measure(exercise, version, perf_instance(c))).first;
   return it->second;
@@ -350,7 +351,7 @@ void check_performance(const std::string& exercise, kmeans::Version version) {
   for (const char* key : kPerfKeys) {
     const PerfConfig c = perf_config(key);
     GRADE_CASE(exercise, "performance", c.str(),
-               [&](CaseResult& r) { speedup_verdict(exercise, measured(exercise, version, c), c, r); });
+               [&](CaseResult& r) { speedup_verdict(exercise, measured(exercise.c_str(), version, c), c, r); });
   }
 }
 
