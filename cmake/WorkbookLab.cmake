@@ -82,6 +82,24 @@ function(workbook_add_lab lab)
       target_compile_definitions(${flavour}-${lab} PRIVATE WORKBOOK_RUNNER_PROGRAM="$<TARGET_FILE:${runner}>")
       target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${lab}-remote-harness grader_testing)
       add_dependencies(${flavour}-${lab} ${runner})
+
+      # inspect-<lab> / inspect-reference-<lab>: the same tests with the code under test linked
+      # in, one process, as before the runner existed. Never used for a grade (it keeps nothing
+      # from the code it runs); it is what `grader check --sanitize` and `--profile` run under
+      # compute-sanitizer and Nsight Compute, which then see each buffer's exact size (the
+      # harness rounds buffers up to whole IPC blocks) and every kernel in one process.
+      if(flavour STREQUAL "grade")
+        set(inspect inspect-${lab})
+      else()
+        set(inspect inspect-reference-${lab})
+      endif()
+      add_executable(${inspect} ${PROJECT_SOURCE_DIR}/grader/src/test_main.cpp)
+      target_compile_definitions(${inspect} PRIVATE
+        WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"
+        WORKBOOK_SOURCE_DIR="${code_dir}")
+      target_include_directories(${inspect} PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})
+      set_target_properties(${inspect} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+      target_link_libraries(${inspect} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_testing)
     else()
       target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_testing)
     endif()

@@ -21,8 +21,6 @@
 namespace grader {
 namespace fs = std::filesystem;
 
-namespace {
-
 std::string device_line() {
   const auto d = workbook::query_device(0);
   return fmt::format("{} (sm_{}{}, {} SMs, {} MHz, CUDA driver {}.{})", d.name, d.cc_major, d.cc_minor,
@@ -43,6 +41,16 @@ std::string refused_includes(const Paths& paths, const LabConfig& config, const 
   for (std::string line; std::getline(lines, line);) text += "\n    " + line;
   return text;
 }
+
+std::optional<std::string> build_target(const Paths& paths, const std::string& target, const fs::path& log) {
+  ProcessOptions build;
+  build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target", target};
+  build.output_file = log;
+  if (run_process(build).ok()) return std::nullopt;
+  return compiler_errors(read_file(log), paths.source_root) + "\n    (whole log: " + log.string() + ")";
+}
+
+namespace {
 
 // Shows progress while the tests run: on a terminal, one line rewritten in place.
 class Progress {
@@ -116,15 +124,8 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   //    to fix: show the compiler's own words, with file and line.
   if (o.build) {
     if (!o.json) std::cerr << "building " << o.lab << (o.reference ? " (reference solution)" : "") << " ...\n";
-    ProcessOptions build;
-    build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target", program.filename().string()};
-    build.output_file = run_dir / "build.log";
-    const auto result = run_process(build);
-    if (!result.ok()) {
-      const std::string log = read_file(run_dir / "build.log");
-      return no_run(RunState::BuildFailed, compiler_errors(log, paths.source_root) +
-                                               "\n    (whole log: " + (run_dir / "build.log").string() + ")");
-    }
+    if (const auto errors = build_target(paths, program.filename().string(), run_dir / "build.log"))
+      return no_run(RunState::BuildFailed, *errors);
   }
   if (!fs::exists(program))
     return no_run(RunState::BuildFailed, "    " + program.string() + " does not exist: build it first (cmake --build " +

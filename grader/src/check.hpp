@@ -3,6 +3,8 @@
 
 #include "labs.hpp"
 
+#include "grader/lab_config.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -26,5 +28,13 @@ struct CheckOptions {
 
 // Prints the report (text or JSON) and returns the exit status (see report.hpp).
 int run_check(const Paths& paths, const CheckOptions& options);
+
+// Shared with `check --sanitize` and `--profile` (inspect/):
+// the GPU in one line: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz, CUDA driver 13.0)";
+std::string device_line();
+// the includes `grader batch` would refuse in the editable files (empty when none);
+std::string refused_includes(const Paths& paths, const LabConfig& config, const std::string& lab, bool reference);
+// builds one target; on failure, the compiler's first errors with file and line, and the log's path.
+std::optional<std::string> build_target(const Paths& paths, const std::string& target, const std::filesystem::path& log);
 
 }  // namespace grader

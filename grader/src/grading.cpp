@@ -159,6 +159,12 @@ std::string hidden_detail(const grader::CaseResult& r) {
   return what + " (an instructor's hidden case: its inputs and messages are not shown)";
 }
 
+// The command that shows where a kernel goes wrong (grader check --sanitize: compute-sanitizer,
+// each problem at its line of the student's file).
+std::string sanitize_command(const std::string& exercise, const std::string& tool) {
+  return "grader check " + config().name() + " --sanitize --exercise " + exercise + (tool.empty() ? "" : " --tool " + tool);
+}
+
 // A correctness case that failed runs once more on the same inputs (they come from the seed
 // alone): an indexing error gives the same wrong elements again, a race (a missing barrier, an
 // unsynchronised read or write) other ones, or none. The case says which it was, in its detail
@@ -191,12 +197,9 @@ void run_again(grader::CaseResult& r, const std::function<void(grader::CaseResul
   r.metrics["deterministic"] = other.empty();
   if (other.empty()) return;
   if (other.size() > 160) other = other.substr(0, 157) + "...";
-  std::string self = "the lab's test program";
-  std::error_code ec;
-  if (const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) self = exe.string();
   r.detail += "\nNOT DETERMINISTIC: the same inputs gave another result on a second run (" + other +
               "). That is a race: a missing __syncthreads(), or threads reading what others write without one. "
-              "Find it with: compute-sanitizer --tool racecheck --target-processes all " + self + " \"[" + r.exercise + "]\"";
+              "Find its lines with: " + sanitize_command(r.exercise, "racecheck");
 }
 
 // The thresholds read by the case whose body is running (grading::threshold).
@@ -234,6 +237,7 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     // ended only the runner, which the next case starts afresh).
     r.outcome = e.crashed ? grader::Outcome::Crashed : grader::Outcome::Error;
     r.detail = e.what();
+    if (e.crashed && !e.hung) r.detail += "\nTo find the line: " + sanitize_command(exercise, "memcheck");
     r.metrics = nlohmann::json::object();
     t.hung = t.hung || e.hung;
     t.crashes_in_a_row = e.crashed ? t.crashes_in_a_row + 1 : 0;
@@ -242,7 +246,9 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     fatal = e.sticky();
     r.outcome = fatal ? grader::Outcome::Crashed : grader::Outcome::Error;
     r.detail = e.what();
-    if (fatal) r.detail += " (the kernel faulted: the CUDA context is lost, so the remaining cases cannot run)";
+    if (fatal)
+      r.detail += " (the kernel faulted: the CUDA context is lost, so the remaining cases cannot run)"
+                  "\nTo find the line: " + sanitize_command(exercise, "memcheck");
   } catch (const std::exception& e) {
     r.outcome = grader::Outcome::Error;
     r.detail = e.what();

@@ -3,6 +3,8 @@
 //   grader list                      the labs, their exercises and points
 //   grader device                    what the GPU is (like the CUDA samples' deviceQuery)
 //   grader check <lab>               rebuild your code for <lab>, test it, report
+//   grader check <lab> --sanitize    why is it wrong: compute-sanitizer, problems at their lines
+//   grader check <lab> --profile     why is it slow: Nsight Compute, beside the reference
 //   grader batch <lab> <dir> -o <out> grade a folder of submissions (instructors)
 //   grader leaderboard <lab> <dir> -o <out>   rank them by speed (contests)
 //   grader starters [lab...] [--write]   the starters, generated from the marked solutions
@@ -14,6 +16,7 @@
 #include "batch.hpp"
 #include "calibrate/calibrate.hpp"
 #include "check.hpp"
+#include "inspect/inspect.hpp"
 #include "labs.hpp"
 #include "leaderboard_run.hpp"
 #include "release/release.hpp"
@@ -155,6 +158,8 @@ int main(int argc, char** argv) {
       "out, 4 no GPU, 64 usage error. Of batch and leaderboard: 0 every submission graded (whatever\n"
       "their grades), 3 the grader could not go on, 4 no GPU (leaderboard), 64 usage error, 130\n"
       "interrupted (run it again to resume). Of calibrate: 0 done, 3 a lab could not be measured, 4 no GPU.\n"
+      "Of check --sanitize and --profile: 0 nothing found, 1 problems found, 2 does not compile, 3 a tool\n"
+      "run did not finish, 4 no GPU, 5 the tool is missing or not permitted.\n"
       "Docs: docs/student-guide.md, docs/instructor-guide.md");
 
   bool json = false;
@@ -298,7 +303,26 @@ int main(int argc, char** argv) {
 
   check->add_flag("--leaderboard", check_leaderboard,
                   "Time your code the leaderboard's way and show where it would place between the reference tiers");
-  check->add_option("--exercise", check_exercise, "With --leaderboard: the exercise (default: the leaderboard's)");
+  check->add_option("--exercise", check_exercise,
+                    "With --leaderboard: the exercise (default: the leaderboard's); with --sanitize or --profile: "
+                    "only this exercise");
+  bool check_sanitize = false, check_profile = false;
+  std::vector<std::string> sanitize_tools;
+  double inspect_timeout = 0;
+  auto* sanitize_flag = check->add_flag(
+      "--sanitize", check_sanitize,
+      "Why is it wrong? Run the correctness cases under compute-sanitizer and show each problem at its line");
+  check->add_option("--tool", sanitize_tools,
+                    "With --sanitize: memcheck, racecheck, synccheck, initcheck (repeatable; default: the first three)")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}))
+      ->needs(sanitize_flag);
+  auto* profile_flag = check->add_flag(
+      "--profile", check_profile,
+      "Why is it slow? Profile your kernels at the graded size with Nsight Compute, beside the reference's");
+  check->add_option("--tool-timeout", inspect_timeout, "With --sanitize or --profile: seconds per tool run "
+                                                      "(default: lab.toml timeout_s)")
+      ->check(positive());
+  sanitize_flag->excludes(profile_flag);
 
   try {
     app.parse(argc, argv);
@@ -362,6 +386,25 @@ int main(int argc, char** argv) {
       apply_thresholds(paths, check_opts.lab, check_opts.overrides, false);
       return grader::check_leaderboard(paths, check_opts.lab, check_exercise, check_opts.reference, check_opts.overrides,
                                        !no_build);
+    }
+    if (check->parsed() && (check_sanitize || check_profile)) {
+      if (check_slurm || check_leaderboard) {
+        std::cerr << "grader: --sanitize and --profile run here, on this machine's GPU (not with --slurm or --leaderboard)\n";
+        return kUsageError;
+      }
+      grader::inspect::InspectOptions o;
+      o.lab = check_opts.lab;
+      o.filter = check_opts.filter;
+      o.exercise = check_exercise;
+      o.tools = sanitize_tools;
+      if (*seed_opt) o.seed = seed;
+      o.overrides = check_opts.overrides;
+      o.reference = check_opts.reference;
+      o.build = !no_build;
+      o.json = check_opts.json;
+      o.timeout_s = inspect_timeout;
+      if (check_profile) apply_thresholds(paths, o.lab, o.overrides, false);
+      return check_sanitize ? grader::inspect::run_sanitize(paths, o) : grader::inspect::run_profile(paths, o);
     }
     if (check->parsed()) {
       if (!check_slurm)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compile_fixtures.py <source-root> <nvcc> <work-dir>: builds the real-code fixtures' submissions
+"""compile_fixtures.py <source-root> <nvcc> <work-dir> [--fixtures <dir>]: builds the real-code fixtures' submissions
 (make_submissions.py) and compiles every file a fixture changed against its lab's header and
 common/'s (PTX for compute_90 only: no GPU needed), as CTest's realcode/fixtures-compile. A fixture
 that no longer compiles would show up in a GPU run as "build failed", not as the shape it stands
@@ -11,9 +11,10 @@ import subprocess
 import sys
 
 src, nvcc, work = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+fixtures = sys.argv[4:6]  # ["--fixtures", <dir>] (tests/feedback/fixtures/), or nothing
 shutil.rmtree(work, ignore_errors=True)
 made = subprocess.run([sys.executable, f'{os.path.dirname(os.path.abspath(__file__))}/make_submissions.py', src,
-                       f'{work}/submissions'], check=True, capture_output=True, text=True).stdout.split()
+                       f'{work}/submissions'] + fixtures, check=True, capture_output=True, text=True).stdout.split()
 
 
 def compile_one(path):

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Builds the real-code fixtures' submission folders: make_submissions.py <source-root> <out-dir> [lab...]
+"""Builds the real-code fixtures' submission folders:
+    make_submissions.py <source-root> <out-dir> [--fixtures <dir>] [lab...]
+(--fixtures: another folder of <lab>/<student>.cu.in, such as tests/feedback/fixtures/).
 
 Each fixture (fixtures/<lab>/<student>.cu.in) is a shape real course code takes, written for this
 project: a few functions of a lab's reference solution replaced by the fixture's own, or one of
@@ -124,11 +126,14 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     src, out = os.path.abspath(sys.argv[1]), sys.argv[2]
-    labs = sys.argv[3:] or sorted(os.listdir(f'{HERE}/fixtures'))
+    rest, fixtures = sys.argv[3:], f'{HERE}/fixtures'
+    if rest[:1] == ['--fixtures']:
+        fixtures, rest = os.path.abspath(rest[1]), rest[2:]
+    labs = rest or sorted(os.listdir(fixtures))
     for lab in labs:
-        for name in sorted(os.listdir(f'{HERE}/fixtures/{lab}')):
+        for name in sorted(os.listdir(f'{fixtures}/{lab}')):
             if name.endswith('.cu.in'):
-                for path in build(src, lab, f'{HERE}/fixtures/{lab}/{name}', out):
+                for path in build(src, lab, f'{fixtures}/{lab}/{name}', out):
                     print(path)
 
 

@@ -1,0 +1,231 @@
+#include "inspect/ncu_output.hpp"
+
+#include "grader/csv_reader.hpp"
+
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace grader::inspect {
+
+std::string base_function(const std::string& kernel) {
+  std::string name = std::regex_replace(kernel, std::regex(R"(\(anonymous namespace\))"), "<unnamed>");
+  name = name.substr(0, name.find('('));  // the parameter list
+  if (!name.empty() && name.back() == '>') {  // trailing template arguments
+    int depth = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+      depth += name[i] == '>' ? 1 : name[i] == '<' ? -1 : 0;
+      if (depth == 0) {
+        name.resize(i);
+        break;
+      }
+    }
+  }
+  if (const auto space = name.rfind(' '); space != std::string::npos) name = name.substr(space + 1);  // "void f"
+  if (const auto colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
+  return name;
+}
+
+std::vector<KernelLaunch> parse_ncu_csv(const std::string& text) {
+  const auto header = text.find("\"ID\",");
+  if (header == std::string::npos) throw std::runtime_error("ncu printed no table of metrics");
+  std::istringstream table(text.substr(header));
+  io::CSVReader<7, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in("ncu output", table);
+  in.read_header(io::ignore_extra_column, "ID", "Kernel Name", "Block Size", "Grid Size", "Metric Name", "Metric Unit",
+                 "Metric Value");
+  std::vector<KernelLaunch> launches;
+  std::string id, kernel, block, grid, metric, unit, value;
+  while (in.read_row(id, kernel, block, grid, metric, unit, value)) {
+    const int n = std::stoi(id);
+    if (launches.empty() || launches.back().id != n) {
+      KernelLaunch k;
+      k.id = n;
+      k.kernel = kernel;
+      k.function = base_function(kernel);
+      k.block = block;
+      k.grid = grid;
+      launches.push_back(std::move(k));
+    }
+    std::string digits;  // "134,224,128" -> 134224128
+    for (char c : value)
+      if (c != ',') digits += c;
+    try {
+      launches.back().metrics[metric] = std::stod(digits);
+    } catch (const std::exception&) {  // "n/a": not measurable for this launch
+    }
+  }
+  return launches;
+}
+
+std::vector<std::string> kernels_defined_in(const std::string& source) {
+  // `__global__ void name(`, with __launch_bounds__(...) or other qualifiers between.
+  static const std::regex global(R"(__global__\s+(?:[^;{(]*?\s)?(\w+)\s*\()");
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), global); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1];
+    if (name == "__launch_bounds__") continue;
+    bool seen = false;
+    for (const auto& n : names) seen = seen || n == name;
+    if (!seen) names.push_back(name);
+  }
+  // `__global__ void __launch_bounds__(256) name(`: the regex stops at the first '('.
+  static const std::regex bounded(R"(__global__\s+void\s+__launch_bounds__\s*\([^)]*\)\s*(\w+)\s*\()");
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), bounded); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1];
+    bool seen = false;
+    for (const auto& n : names) seen = seen || n == name;
+    if (!seen) names.push_back(name);
+  }
+  return names;
+}
+
+std::optional<std::string> unknown_metric(const std::string& output) {
+  static const std::regex failed(R"(Failed to find metric\s+([A-Za-z0-9_.]+))");
+  std::smatch m;
+  if (std::regex_search(output, m, failed)) return m[1].str();
+  return std::nullopt;
+}
+
+std::string ncu_failure(const std::string& output) {
+  if (output.find("ERR_NVGPUCTRPERM") != std::string::npos)
+    return "Nsight Compute may not read this GPU's performance counters (ERR_NVGPUCTRPERM). An administrator "
+           "can allow it for everyone (the nvidia kernel module's option NVreg_RestrictProfilingToAdminUsers=0, "
+           "see https://developer.nvidia.com/ERR_NVGPUCTRPERM); or run the grader as root";
+  if (const auto metric = unknown_metric(output))
+    return "this Nsight Compute does not know the metric " + *metric + " (an older ncu, or a GPU it does not cover)";
+  return {};
+}
+
+namespace {
+
+using Values = std::map<std::string, double>;
+
+std::optional<double> get(const Values& v, const std::string& name) {
+  const auto it = v.find(name);
+  if (it == v.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> ratio(const Values& v, const std::string& a, const std::string& b, double scale = 1.0) {
+  const auto x = get(v, a), y = get(v, b);
+  if (!x || !y || *y == 0) return std::nullopt;
+  return *x / (*y * scale);
+}
+
+std::optional<double> sum(const Values& v, const std::vector<std::string>& names) {
+  double total = 0;
+  for (const auto& n : names) {
+    const auto x = get(v, n);
+    if (!x) return std::nullopt;
+    total += *x;
+  }
+  return total;
+}
+
+LabMetric single(std::string id, std::string label, std::string ncu, std::string format, bool lower_is_better,
+                 std::string reading) {
+  LabMetric m{std::move(id), std::move(label), {ncu}, {}, std::move(format), lower_is_better, std::move(reading)};
+  m.value = [ncu](const Values& v) { return get(v, ncu); };
+  return m;
+}
+
+std::map<std::string, LabMetric> make_metrics() {
+  std::map<std::string, LabMetric> all;
+  const auto add = [&](LabMetric m) { all.emplace(m.id, std::move(m)); };
+  add(single("duration", "kernel time (ms)", "gpu__time_duration.sum", "{:.3f}", true,
+             "one launch under the profiler, caches flushed; compare with the reference's, not with the graded time"));
+  {
+    LabMetric m{"global_load_sectors_per_request", "global load sectors per request",
+                {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},
+                {}, "{:.1f}", true,
+                "4 when a warp's 32 threads read 32 neighbouring floats (coalesced: 4 sectors of 32 bytes); up to 32 "
+                "when each thread reads a sector of its own (neighbouring threads a row apart)"};
+    m.value = [](const Values& v) {
+      return ratio(v, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    };
+    add(std::move(m));
+  }
+  {
+    LabMetric m{"global_store_sectors_per_request", "global store sectors per request",
+                {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
+                {}, "{:.1f}", true,
+                "the same for stores: 4 when a warp writes 32 neighbouring floats, 32 when each thread writes a "
+                "row apart (a transpose's write side)"};
+    m.value = [](const Values& v) {
+      return ratio(v, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
+    };
+    add(std::move(m));
+  }
+  add(single("dram_throughput", "DRAM throughput (% of peak)", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+             "{:.0f}%", false,
+             "how busy the memory was: a memory-bound kernel that reads each byte once is near 80-90%"));
+  {
+    LabMetric m{"shared_bank_conflicts", "shared-memory bank conflicts",
+                {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"},
+                {}, "{:.0f}", true,
+                "extra passes because threads of a warp hit the same bank: reading a column of a 32-wide float tile "
+                "is a 32-way conflict; one padding column (TILE_DIM + 1) removes it"};
+    m.value = [](const Values& v) {
+      return sum(v, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"});
+    };
+    add(std::move(m));
+  }
+  {
+    LabMetric m{"shared_loads_per_fma", "shared-memory loads per FMA",
+                {"smsp__inst_executed_op_shared_ld.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"}, {},
+                "{:.2f}", true,
+                "warp-wide shared loads per warp-wide FMA: a tiled kernel loads both operands of each FMA from "
+                "shared memory; coarsening and register tiles reuse each loaded value for several FMAs"};
+    m.value = [](const Values& v) {
+      return ratio(v, "smsp__inst_executed_op_shared_ld.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                   1.0 / 32);
+    };
+    add(std::move(m));
+  }
+  add(single("fp32_pipe", "FMA pipe busy (% of peak)", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+             "{:.0f}%", false,
+             "how much of the time the FP32 units worked: the higher, the closer to the GPU's arithmetic limit"));
+  add(single("registers", "registers per thread", "launch__registers_per_thread", "{:.0f}", true,
+             "more registers hold more of a thread's tile, but fewer warps fit on an SM (occupancy)"));
+  add(single("local_bytes", "local-memory bytes stored (spills)", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
+             "{:.0f}", true,
+             "values that did not fit in registers and went to (slow) local memory: 0 is the goal; an array "
+             "indexed by a run-time value is also kept there"));
+  add(single("achieved_occupancy", "achieved occupancy (% of max warps)",
+             "sm__warps_active.avg.pct_of_peak_sustained_active", "{:.0f}%", false,
+             "active warps per SM over the most an SM holds: enough of them hide memory latency"));
+  {
+    LabMetric m{"global_atomics", "global atomic instructions (warp-wide)",
+                {"smsp__sass_inst_executed_op_global_atom.sum", "smsp__sass_inst_executed_op_global_red.sum"}, {},
+                "{:.0f}", true,
+                "atomics on global memory: every thread's update goes to the same few addresses in L2, one after "
+                "the other; privatized copies in shared memory turn most of them into shared atomics"};
+    m.value = [](const Values& v) {
+      return sum(v, {"smsp__sass_inst_executed_op_global_atom.sum", "smsp__sass_inst_executed_op_global_red.sum"});
+    };
+    add(std::move(m));
+  }
+  add(single("shared_atomics", "shared atomic instructions (warp-wide)", "smsp__sass_inst_executed_op_shared_atom.sum",
+             "{:.0f}", false,
+             "atomics on a block's private copy in shared memory: cheap, and only one global update per block "
+             "and value remains"));
+  add(single("dram_bytes_read", "DRAM bytes read", "dram__bytes_read.sum", "{:.3g}", true,
+             "every byte read from memory: an input read once is its size; more means re-reads that a cache or "
+             "shared memory could save"));
+  add(single("xu_pipe", "SFU (XU) pipe busy (% of peak)", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+             "{:.0f}%", true,
+             "the special-function unit: sqrtf, a division's reciprocal, rsqrtf. It has a quarter of the FP32 "
+             "units' throughput; one rsqrtf instead of sqrtf and two divisions keeps it from being the limit"));
+  return all;
+}
+
+}  // namespace
+
+const std::map<std::string, LabMetric>& lab_metrics() {
+  static const std::map<std::string, LabMetric> all = make_metrics();
+  return all;
+}
+
+}  // namespace grader::inspect

@@ -1,0 +1,234 @@
+// `grader check <lab> --sanitize`: the lab's correctness cases under compute-sanitizer, each
+// problem shown at its line of the student's file, in plain words.
+#include "inspect/inspect.hpp"
+#include "inspect/sanitizer_output.hpp"
+#include "inspect/tools.hpp"
+
+#include "check.hpp"
+#include "grader/file_lock.hpp"
+#include "grader/files.hpp"
+#include "grader/lab_config.hpp"
+#include "grader/process.hpp"
+#include "workbook/device_query.hpp"
+#include "workbook/random.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <map>
+
+namespace grader::inspect {
+namespace fs = std::filesystem;
+
+namespace {
+
+// What each tool looks for, in the words of the report.
+const std::map<std::string, std::string>& tool_purpose() {
+  static const std::map<std::string, std::string> purpose = {
+      {"memcheck", "out-of-bounds and misaligned accesses"},
+      {"racecheck", "shared-memory races between threads of a block"},
+      {"synccheck", "__syncthreads() not reached by every thread"},
+      {"initcheck", "reads of device memory nothing wrote"},
+  };
+  return purpose;
+}
+
+// Options of each tool: backtraces off (the student's line is what matters, and the host frames
+// are the grader's), a bound on how many records one run prints.
+std::vector<std::string> tool_arguments(const std::string& tool) {
+  std::vector<std::string> a = {"--tool", tool, "--show-backtrace", "no", "--print-limit", "200"};
+  // Padding after each allocation: a write just past the end of one buffer would otherwise land
+  // in the next and go unseen.
+  if (tool == "memcheck") a.insert(a.end(), {"--padding", "256"});
+  return a;
+}
+
+constexpr int kShown = 5;  // distinct problems shown per tool; --json has them all
+
+struct ToolRun {
+  std::string tool;
+  double seconds = 0;
+  std::string status;  // "clean", "found", "timed_out", "failed"
+  std::string detail;  // for timed_out / failed
+  SanitizerOutput output;
+  std::vector<Hazard> distinct_hazards;
+};
+
+nlohmann::json to_json(const ToolRun& run, const std::vector<fs::path>& sources) {
+  nlohmann::json hazards = nlohmann::json::array();
+  for (const auto& h : run.distinct_hazards) {
+    nlohmann::json places = nlohmann::json::array();
+    for (const auto& p : h.places)
+      places.push_back({{"function", p.function}, {"file", p.file}, {"line", p.line}, {"access", p.access},
+                        {"source", source_line(sources, p)}});
+    hazards.push_back({{"heading", h.heading}, {"severity", h.severity}, {"count", h.count}, {"places", places},
+                       {"thread", h.thread}, {"block", h.block}, {"address", h.address},
+                       {"explanation", explain(h)}, {"lines", h.lines}});
+  }
+  return {{"tool", run.tool}, {"purpose", tool_purpose().at(run.tool)}, {"seconds", run.seconds},
+          {"status", run.status}, {"detail", run.detail}, {"hazards", hazards},
+          {"api_errors", run.output.api_errors}, {"notes", run.output.notes}};
+}
+
+std::string render(const ToolRun& run, const std::vector<fs::path>& sources) {
+  std::string out;
+  const std::size_t found = run.distinct_hazards.size();
+  std::string verdict;
+  if (run.status == "timed_out" || run.status == "failed") verdict = run.detail;
+  else if (found == 0) verdict = "nothing found";
+  else verdict = fmt::format("{} problem{}", found, found == 1 ? "" : "s");
+  out += fmt::format("  {:<10} {:<50} {:>7.1f} s   {}\n", run.tool, tool_purpose().at(run.tool), run.seconds, verdict);
+  int shown = 0;
+  for (const auto& h : run.distinct_hazards) {
+    if (shown == kShown) {
+      out += fmt::format("      ... and {} more (--json lists them all)\n", found - kShown);
+      break;
+    }
+    ++shown;
+    const std::string at = h.places.empty() ? std::string("(no place named)") : where(h.places.front());
+    std::string times = h.count > 1 ? fmt::format(" ({} times)", h.count) : "";
+    out += fmt::format("    {}. {}: {}{}\n", shown, at, title(h), times);
+    for (const auto& p : h.places) {
+      const std::string text = source_line(sources, p);
+      if (!text.empty()) out += fmt::format("         {:>4} | {}\n", p.line, text);
+    }
+    out += fmt::format("       {}\n", explain(h));
+  }
+  if (found == 0 && !run.output.api_errors.empty())
+    for (const auto& e : run.output.api_errors) out += "      " + e + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> default_sanitizer_tools() { return {"memcheck", "racecheck", "synccheck"}; }
+
+fs::path inspect_program(const Paths& paths, const std::string& lab, bool reference) {
+  return paths.build_root / "bin" / ((reference ? "inspect-reference-" : "inspect-") + lab);
+}
+
+int run_sanitize(const Paths& paths, const InspectOptions& o) {
+  const LabConfig config = load_lab(paths, o.lab, o.overrides);  // throws for an unknown lab
+  if (o.reference && !paths.has_reference(o.lab)) {
+    std::cerr << no_reference_message(o.lab) << '\n';
+    return 64;
+  }
+  if (!o.exercise.empty() && !config.exercise(o.exercise)) {
+    std::cerr << fmt::format("grader: {} has no exercise '{}' (grader list shows them)\n", o.lab, o.exercise);
+    return 64;
+  }
+  const std::vector<std::string> tools = o.tools.empty() ? default_sanitizer_tools() : o.tools;
+  const Tool sanitizer = find_compute_sanitizer();
+  if (sanitizer.path.empty()) {
+    std::cerr << "grader: " << sanitizer.missing << '\n';
+    return kToolUnavailable;
+  }
+  // The correctness cases: small, and where a wrong result shows. (Under the tools a program runs
+  // 10 to 100 times slower, so the timed cases are left out unless a filter asks for them.)
+  const std::string filter = !o.filter.empty()     ? o.filter
+                             : !o.exercise.empty() ? "[" + o.exercise + "][correctness]"
+                                                   : "[correctness]";
+  const std::uint64_t seed = o.seed.value_or(workbook::fresh_seed());
+  const fs::path run_dir = paths.run_dir(o.lab);
+  fs::create_directories(run_dir);
+  const FileLock lock = lock_lab_runs(run_dir, "grader check " + o.lab + " --sanitize");
+  const fs::path program = inspect_program(paths, o.lab, o.reference);
+  const fs::path code_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
+  std::vector<fs::path> sources;
+  for (const auto& f : config.files()) sources.push_back(code_dir / f);
+
+  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty()) {
+    std::cerr << refused << '\n';
+    return 2;
+  }
+  if (o.build) {
+    if (!o.json) std::cerr << "building " << program.filename().string() << " ...\n";
+    if (const auto errors = build_target(paths, program.filename().string(), run_dir / "inspect-build.log")) {
+      std::cerr << "does not compile:\n" << *errors << '\n';
+      return 2;
+    }
+  }
+  if (!fs::exists(program)) {
+    std::cerr << program.string() << " does not exist: build it first (cmake --build " << paths.build_root.string()
+              << " --target " << program.filename().string() << ")\n";
+    return 2;
+  }
+  std::string why;
+  if (workbook::device_count(&why) == 0) {
+    std::cerr << "no CUDA GPU is usable here: " << why << '\n';
+    return 4;
+  }
+  const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
+  std::string overrides;
+  for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
+  const std::map<std::string, std::string> env = {
+      {"WORKBOOK_SEED", std::to_string(seed)},
+      {"WORKBOOK_RESULTS", (run_dir / "sanitize-results.jsonl").string()},
+      {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
+      {"WORKBOOK_SOURCE_DIR", code_dir.string()},
+      {"WORKBOOK_OVERRIDES", overrides},
+      {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
+  if (!o.json)
+    std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {}, seed {}\nGPU: {}\n\n", o.lab, filter,
+                             o.reference ? "the reference solution" : "your code", seed, device_line());
+
+  std::vector<ToolRun> runs;
+  bool found = false, unfinished = false;
+  for (const auto& tool : tools) {
+    ToolRun run;
+    run.tool = tool;
+    ProcessOptions p;
+    p.argv = {sanitizer.path.string()};
+    for (const auto& a : tool_arguments(tool)) p.argv.push_back(a);
+    p.argv.push_back(program.string());
+    p.argv.push_back(filter);
+    p.set_env = env;
+    p.timeout_s = timeout;
+    const fs::path log = run_dir / ("sanitize-" + tool + ".log");
+    p.output_file = log;
+    fs::remove(run_dir / "sanitize-results.jsonl");
+    const ProcessResult r = run_process(p);
+    run.seconds = r.seconds;
+    const std::string text = read_file(log);
+    run.output = parse_sanitizer_output(tool, text);
+    run.distinct_hazards = distinct(run.output.hazards);
+    const bool spoke = text.find("=========") != std::string::npos;
+    if (r.timed_out) {
+      run.status = "timed_out";
+      run.detail = fmt::format("stopped after {:.0f} s: narrow it with --exercise or --filter (log: {})", timeout,
+                               log.string());
+    } else if (!spoke || r.failed_to_start) {
+      run.status = "failed";
+      run.detail = fmt::format("compute-sanitizer did not run the program ({}). Last lines of {}:\n{}", r.describe(),
+                               log.string(), tail_of_file(log, 800));
+    } else {
+      run.status = run.distinct_hazards.empty() && run.output.api_errors.empty() ? "clean" : "found";
+    }
+    found = found || run.status == "found";
+    unfinished = unfinished || run.status == "timed_out" || run.status == "failed";
+    if (!o.json) std::cout << render(run, sources) << std::flush;
+    runs.push_back(std::move(run));
+  }
+
+  const std::string again = fmt::format("WORKBOOK_SEED={} {} --tool {} {} \"{}\"", seed, sanitizer.path.string(),
+                                        tools.front(), program.string(), filter);
+  if (o.json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& r : runs) all.push_back(to_json(r, sources));
+    std::cout << nlohmann::json{{"lab", o.lab}, {"filter", filter}, {"seed", seed}, {"program", program.string()},
+                                {"tools", all}}
+                     .dump(2)
+              << std::endl;
+  } else {
+    std::cout << "\n"
+              << (found ? "Each problem above is at a line of your code: fix the first, then run this again."
+                        : unfinished ? "Not every tool finished: nothing can be said of what they did not run."
+                                     : "compute-sanitizer found nothing in these cases.")
+              << "\nRun a tool yourself (the same inputs): " << again << "\n";
+  }
+  if (unfinished) return 3;
+  return found ? 1 : 0;
+}
+
+}  // namespace grader::inspect

@@ -1,0 +1,234 @@
+// grader check --sanitize and --profile (grader/src/inspect/): compute-sanitizer's records and
+// Nsight Compute's table read back, and each problem said in plain words.
+#include "inspect/ncu_output.hpp"
+#include "inspect/sanitizer_output.hpp"
+
+#include "grader/catch.hpp"
+#include "grader/files.hpp"
+#include "grader/lab_config.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace grader::inspect;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// In the shapes compute-sanitizer prints (CUDA 12 and 13, a build with -lineinfo), with the
+// program's own lines between its records.
+const char* kMemcheck = R"(========= COMPUTE-SANITIZER
+grading matmul-tiled with seed 12345
+========= Invalid __global__ write of size 4 bytes
+=========     at void tiledKernel<16>(const float *, const float *, float *, int, int, int)+0x4c0 in /home/student/workbook/labs/matmul-tiled/matmul.cu:62
+=========     by thread (5,15,0) in block (3,0,0)
+=========     Access at 0x7f3c4a1ffc14 is out of bounds
+=========     and is 20 bytes after the nearest allocation at 0x7f3c4a000000 of size 4096 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: cudaLaunchKernel [0x10431d] in inspect-matmul-tiled
+=========
+========= Invalid __global__ write of size 4 bytes
+=========     at void tiledKernel<16>(const float *, const float *, float *, int, int, int)+0x4c0 in /home/student/workbook/labs/matmul-tiled/matmul.cu:62
+=========     by thread (6,15,0) in block (3,0,0)
+=========     Access at 0x7f3c4a1ffc18 is out of bounds
+=========     and is 24 bytes after the nearest allocation at 0x7f3c4a000000 of size 4096 bytes
+=========
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaStreamSynchronize.
+=========
+FAILED: tile 16: 17x17x17 ints
+========= ERROR SUMMARY: 3 errors
+)";
+
+// racecheck's analysis report: one record per pair of places, with the hazards counted.
+const char* kRacecheck = R"(========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at void tiledKernel<16>(const float *, const float *, float *, int, int, int)+0x1f0 in /w/labs/matmul-tiled/matmul.cu:14
+=========     and Read access at void tiledKernel<16>(const float *, const float *, float *, int, int, int)+0x2a0 in /w/labs/matmul-tiled/matmul.cu:16 [6144 hazards]
+=========     and Read access at void tiledKernel<16>(const float *, const float *, float *, int, int, int)+0x2b0 in /w/labs/matmul-tiled/matmul.cu:16 [2048 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+)";
+
+}  // namespace
+
+TEST_CASE("memcheck: an out-of-bounds write at its line, merged over threads, with its API error", "[inspect]") {
+  const auto out = parse_sanitizer_output("memcheck", kMemcheck);
+  REQUIRE(out.hazards.size() == 2);
+  const Hazard& h = out.hazards[0];
+  CHECK(h.heading == "Invalid __global__ write of size 4 bytes");
+  REQUIRE(h.places.size() == 1);
+  CHECK(h.places[0].line == 62);
+  CHECK(where(h.places[0]) == "matmul.cu:62");
+  CHECK(has(h.places[0].function, "tiledKernel<16>"));
+  CHECK(h.thread == "(5,15,0)");
+  CHECK(h.block == "(3,0,0)");
+  CHECK(has(h.address, "20 bytes after the nearest allocation"));
+  for (const auto& line : h.lines) CHECK_FALSE(has(line, "Host Frame"));  // backtraces are the grader's
+  REQUIRE(out.api_errors.size() == 1);
+  CHECK(has(out.api_errors[0], "cudaErrorLaunchFailure"));
+  CHECK(out.error_summary == 3);
+
+  const auto merged = distinct(out.hazards);
+  REQUIRE(merged.size() == 1);  // the same write by two threads
+  CHECK(merged[0].count == 2);
+  const std::string why = explain(merged[0]);
+  CHECK(has(why, "writes past the end of an array"));
+  CHECK(has(why, "Row < M && Col < N"));
+}
+
+TEST_CASE("racecheck: the two lines of a race, its hazards counted, a missing barrier named", "[inspect]") {
+  const auto out = parse_sanitizer_output("racecheck", kRacecheck);
+  REQUIRE(out.hazards.size() == 1);
+  const Hazard& h = out.hazards[0];
+  CHECK(h.severity == "error");
+  REQUIRE(h.places.size() == 3);
+  CHECK(h.places[0].access == "Write");
+  CHECK(h.places[0].line == 14);
+  CHECK(h.places[1].access == "Read");
+  CHECK(h.places[1].line == 16);
+  CHECK(h.count == 8192);
+  const std::string why = explain(h);
+  CHECK(has(why, "matmul.cu:14 (Write) and matmul.cu:16 (Read)"));
+  CHECK(has(why, "__syncthreads()"));
+  CHECK(out.notes.size() == 1);  // the summary, not a hazard
+}
+
+TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]") {
+  // CUDA 11's (and -G's) "at 0x<pc> in <file>:<line>:<function>"; a warning.
+  const auto old = parse_sanitizer_output(
+      "racecheck",
+      "========= Warning: Race reported between Read access at 0x1f20 in /w/labs/coalescing/coalescing.cu:58:"
+      "transposeTiledKernel(const float *, float *, int, int)\n"
+      "=========     and Write access at 0x14b0 in /w/labs/coalescing/coalescing.cu:55:transposeTiledKernel(const "
+      "float *, float *, int, int) [4 hazards]\n");
+  REQUIRE(old.hazards.size() == 1);
+  CHECK(old.hazards[0].severity == "warning");
+  REQUIRE(old.hazards[0].places.size() == 2);
+  CHECK(where(old.hazards[0].places[0]) == "coalescing.cu:58");
+  CHECK(old.hazards[0].places[1].access == "Write");
+  CHECK(old.hazards[0].count == 4);
+  // Without -lineinfo: the function only, and the report says how to get lines.
+  const auto bare = parse_sanitizer_output(
+      "memcheck",
+      "========= Invalid __global__ read of size 8 bytes\n"
+      "=========     at compress(const unsigned int *, uint2 *, int)+0x4bd0\n"
+      "=========     by thread (16,0,0) in block (0,0,0)\n"
+      "=========     Access at 0x0 is out of bounds\n"
+      "=========     and is 140229602181120 bytes before the nearest allocation at 0x7f89bfa00000 of size 1020 bytes\n");
+  REQUIRE(bare.hazards.size() == 1);
+  REQUIRE(bare.hazards[0].places.size() == 1);
+  CHECK(bare.hazards[0].places[0].file.empty());
+  CHECK(where(bare.hazards[0].places[0]) == "compress (no line: build with -lineinfo)");
+  CHECK(has(explain(bare.hazards[0]), "before the start of an array"));
+  // synccheck: a barrier some threads skip.
+  const auto sync = parse_sanitizer_output(
+      "synccheck",
+      "========= Barrier error detected. Divergent thread(s) in warp\n"
+      "=========     at tiledKernel(const float *, const float *, float *, int, int, int)+0x330 in /w/matmul.cu:20\n"
+      "=========     by thread (0,0,0) in block (0,0,0)\n");
+  REQUIRE(sync.hazards.size() == 1);
+  CHECK(has(explain(sync.hazards[0]), "Every thread must reach every barrier"));
+  // Nothing found: no hazards, the summary read.
+  const auto clean = parse_sanitizer_output("memcheck", "========= COMPUTE-SANITIZER\nall good\n========= ERROR SUMMARY: 0 errors\n");
+  CHECK(clean.hazards.empty());
+  CHECK(clean.api_errors.empty());
+  CHECK(clean.error_summary == 0);
+}
+
+TEST_CASE("a problem's line is shown from the student's file", "[inspect]") {
+  const fs::path dir = fs::temp_directory_path() / ("workbook-inspect-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "matmul.cu") << "line one\n  line two  \nline three\n";
+  SourcePlace p;
+  p.file = "/somewhere/else/labs/matmul-tiled/matmul.cu";  // as compiled: matched by the file's name
+  p.line = 2;
+  CHECK(source_line({dir / "matmul.cu"}, p) == "line two");
+  p.line = 9;
+  CHECK(source_line({dir / "matmul.cu"}, p).empty());
+  p.file = "other.cu";
+  p.line = 1;
+  CHECK(source_line({dir / "matmul.cu"}, p).empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("ncu: a kernel's base name", "[inspect]") {
+  CHECK(base_function("coalescing::<unnamed>::addXColsKernel(const float *, const float *, float *, int, int)") ==
+        "addXColsKernel");
+  CHECK(base_function("void tiledKernel<16>(const float *, const float *, float *, int, int, int)") == "tiledKernel");
+  CHECK(base_function("(anonymous namespace)::relaxKernel(float *, const float *, int)") == "relaxKernel");
+  CHECK(base_function("updateKernel") == "updateKernel");
+}
+
+TEST_CASE("ncu: an H100 run's table read back, and the coalescing metrics computed from it", "[inspect]") {
+  // docs/measurements/coalescing-ncu.csv: `ncu --csv` of the coalescing benchmark on an H100.
+  const std::string text = grader::read_file(fs::path(WORKBOOK_SOURCE_ROOT) / "docs/measurements/coalescing-ncu.csv");
+  const auto launches = parse_ncu_csv(text);
+  REQUIRE(launches.size() == 28);
+  CHECK(launches[0].function == "addXColsKernel");
+  CHECK(launches[0].block == "(32, 8, 1)");
+  CHECK(launches[0].metrics.at("dram__bytes_read.sum") == 134224128.0);
+  const LabMetric& loads = lab_metrics().at("global_load_sectors_per_request");
+  const LabMetric& conflicts = lab_metrics().at("shared_bank_conflicts");
+  std::map<std::string, const KernelLaunch*> first;
+  for (const auto& l : launches) first.emplace(l.function, &l);
+  // Coalesced (x on the columns) against one sector per thread (x on the rows).
+  CHECK(*loads.value(first.at("addXColsKernel")->metrics) == Approx(4.0));
+  CHECK(*loads.value(first.at("addXRowsKernel")->metrics) == Approx(32.0));
+  // The shared-memory tile without and with its padding column: the table has only the loads'
+  // conflicts, so the metric that also needs the stores' is not computed (shown as "-").
+  CHECK_FALSE(conflicts.value(first.at("transposeTiledKernel")->metrics));
+  const double tiled = first.at("transposeTiledKernel")->metrics.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
+  const double padded = first.at("transposePaddedKernel")->metrics.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
+  CHECK(tiled > 100 * padded);
+  CHECK_THROWS(parse_ncu_csv("==PROF== Connected\nno table\n"));
+}
+
+TEST_CASE("ncu: its failures in one line with what to do", "[inspect]") {
+  const std::string perm =
+      "==PROF== Connected to process 12\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access "
+      "NVIDIA GPU Performance Counters on the target device 0.\n";
+  CHECK(has(ncu_failure(perm), "NVreg_RestrictProfilingToAdminUsers=0"));
+  const std::string unknown = "==ERROR== Failed to find metric l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum\n";
+  REQUIRE(unknown_metric(unknown));
+  CHECK(*unknown_metric(unknown) == "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum");
+  CHECK(ncu_failure("==PROF== Disconnected from process 12\n").empty());
+}
+
+TEST_CASE("the kernels a file defines", "[inspect]") {
+  const std::string source = R"(
+template <int TILE_WIDTH>
+__global__ void tiledKernel(const float* A, float* C) {}
+__global__ void __launch_bounds__(256) updateKernel(float* layer) {}
+static __global__ void relaxKernel(float* layer) {}
+__device__ float helper(float x) { return x; }
+void naive(const float* A) { tiledKernel<16><<<1, 1>>>(A, nullptr); }
+)";
+  const auto names = kernels_defined_in(source);
+  CHECK(names == std::vector<std::string>{"tiledKernel", "relaxKernel", "updateKernel"});
+  // Every lab's starter defines the kernels its handout names (what --profile looks for).
+  CHECK_FALSE(kernels_defined_in(grader::read_file(fs::path(WORKBOOK_SOURCE_ROOT) / "labs/matmul-tiled/matmul.cu")).empty());
+}
+
+TEST_CASE("every lab's [profile.metrics] names its exercises and metrics the grader knows", "[inspect]") {
+  int named = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(WORKBOOK_SOURCE_ROOT) / "labs")) {
+    if (!fs::exists(entry.path() / "lab.toml")) continue;
+    const auto config = grader::LabConfig::load(entry.path() / "lab.toml");
+    const auto* metrics = config.table().at_path("profile.metrics").as_table();
+    INFO(entry.path().filename().string());
+    REQUIRE(metrics);
+    for (const auto& [exercise, list] : *metrics) {
+      INFO(std::string(exercise.str()));
+      CHECK(config.exercise(std::string(exercise.str())));
+      REQUIRE(list.as_array());
+      for (const auto& id : *list.as_array()) {
+        CHECK(lab_metrics().count(id.value_or(std::string())) == 1);
+        ++named;
+      }
+    }
+  }
+  CHECK(named >= 20);
+}
