@@ -311,7 +311,7 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
                              look ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
                                   : "No metric is far from the reference's.");
-    std::cout << "The metrics and how to read them: each lab's handout, section \"Profiling\".\n";
+    std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";
   }
   if (failed) return 3;
   return look ? 1 : 0;
