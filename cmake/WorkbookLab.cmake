@@ -62,7 +62,7 @@ function(workbook_add_lab lab)
     target_include_directories(${flavour}-${lab}-code PUBLIC ${lab_dir})
     target_link_libraries(${flavour}-${lab}-code PUBLIC workbook::common)
 
-    add_executable(${flavour}-${lab} ${PROJECT_SOURCE_DIR}/grader/src/test_main.cpp)
+    add_executable(${flavour}-${lab} ${PROJECT_SOURCE_DIR}/grader/src/test_program_info.cpp)
     target_compile_definitions(${flavour}-${lab} PRIVATE
       WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"
       WORKBOOK_SOURCE_DIR="${code_dir}")
@@ -80,7 +80,7 @@ function(workbook_add_lab lab)
       target_link_options(${runner} PRIVATE $<TARGET_PROPERTY:${lab}-remote-runner,INTERFACE_LINK_OPTIONS>)
       set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
       target_compile_definitions(${flavour}-${lab} PRIVATE WORKBOOK_RUNNER_PROGRAM="$<TARGET_FILE:${runner}>")
-      target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${lab}-remote-harness grader_testing)
+      target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${lab}-remote-harness grader_test_main grader_testing)
       add_dependencies(${flavour}-${lab} ${runner})
 
       # inspect-<lab> / inspect-reference-<lab>: the same tests with the code under test linked
@@ -93,15 +93,15 @@ function(workbook_add_lab lab)
       else()
         set(inspect inspect-reference-${lab})
       endif()
-      add_executable(${inspect} ${PROJECT_SOURCE_DIR}/grader/src/test_main.cpp)
+      add_executable(${inspect} ${PROJECT_SOURCE_DIR}/grader/src/test_program_info.cpp)
       target_compile_definitions(${inspect} PRIVATE
         WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"
         WORKBOOK_SOURCE_DIR="${code_dir}")
       target_include_directories(${inspect} PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})
       set_target_properties(${inspect} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
-      target_link_libraries(${inspect} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_testing)
+      target_link_libraries(${inspect} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_test_main grader_testing)
     else()
-      target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_testing)
+      target_link_libraries(${flavour}-${lab} PRIVATE ${lab}-tests ${flavour}-${lab}-code grader_test_main grader_testing)
     endif()
   endforeach()
 

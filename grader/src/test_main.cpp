@@ -1,11 +1,13 @@
-// main() of every lab's test program. Compiled once per test program, so that the lab's
-// defaults (which lab.toml, whose sources) arrive as compile definitions.
+// main() of every lab's test program, compiled once for all of them (with Catch2's runner, the
+// heaviest file of a test program). What differs between programs (which lab.toml, whose
+// sources, which runner) comes from grader/src/test_program_info.cpp, compiled per program.
 //
 // Without a usable GPU the program prints why and exits with status 77, which CTest reports as
 // "Skipped" (SKIP_RETURN_CODE), never as passed.
 #define CATCH_CONFIG_RUNNER
 #include "grader/catch.hpp"
 #include "grader/grading.hpp"
+#include "grader/test_program.hpp"
 #include "workbook/contest.hpp"
 #include "workbook/device_query.hpp"
 #include "remote/harness.hpp"
@@ -17,13 +19,6 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
-
-#ifndef WORKBOOK_LAB_TOML
-#error "WORKBOOK_LAB_TOML must name the lab's lab.toml"
-#endif
-#ifndef WORKBOOK_SOURCE_DIR
-#error "WORKBOOK_SOURCE_DIR must name the folder of the sources under test"
-#endif
 
 int main(int argc, char** argv) {
   // The verdict's descriptors are for this process only: close-on-exec before anything starts.
@@ -41,23 +36,30 @@ int main(int argc, char** argv) {
   if (!listing && (std::getenv("WORKBOOK_LEADERBOARD_OUT") || std::getenv("WORKBOOK_LEADERBOARD_OUT_FD")) &&
       !workbook::blocking_sync())
     std::cout << "warning: could not ask the CUDA runtime for blocking synchronization\n";
-#ifdef WORKBOOK_RUNNER_PROGRAM
-  // The code under test runs in the runner, a child process (grader/remote/). This process keeps
-  // the verdict, so the runner may not read or trace it: not dumpable means no ptrace, no
-  // /proc/<pid>/mem, fd/ or environ for a process of the same user without privileges.
-  ::prctl(PR_SET_DUMPABLE, 0);
+  // The code under test runs in the runner, a child process (grader/remote/), unless it is
+  // linked into this program (the inspect programs: grader check --sanitize, --profile).
+  const bool remote_code = *grading::program::runner != '\0';
   struct Shutdown {
-    ~Shutdown() { remote::shutdown(); }
-  } shutdown;
+    bool on;
+    ~Shutdown() {
+      if (on) remote::shutdown();
+    }
+  } shutdown{remote_code};
   // The runner: WORKBOOK_RUNNER (grader batch: the submission's), else this build's own.
   const auto runner_options = [] {
     remote::HarnessOptions options;
     const char* runner = std::getenv("WORKBOOK_RUNNER");
-    options.runner = runner && *runner ? runner : WORKBOOK_RUNNER_PROGRAM;
+    options.runner = runner && *runner ? runner : grading::program::runner;
     if (const char* cap = std::getenv("WORKBOOK_RUNNER_FILE_BYTES")) options.file_bytes = std::strtoull(cap, nullptr, 10);
     return options;
   };
-  if (!listing) {
+  if (remote_code) {
+    // This process keeps the verdict, so the runner may not read or trace it: not dumpable means
+    // no ptrace, no /proc/<pid>/mem, fd/ or environ for a process of the same user without
+    // privileges.
+    ::prctl(PR_SET_DUMPABLE, 0);
+  }
+  if (remote_code && !listing) {
     remote::configure(runner_options());
     // Started first, with or without a GPU: what the submission runs before main() runs now,
     // and if it ends the program, that is the verdict for every case.
@@ -67,7 +69,6 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
-#endif
   if (!listing) {
     std::string why;
     if (workbook::device_count(&why) == 0) {
@@ -76,13 +77,12 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    grading::init({WORKBOOK_LAB_TOML, WORKBOOK_SOURCE_DIR});
+    grading::init({grading::program::lab_toml, grading::program::source_dir});
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
   }
-#ifdef WORKBOOK_RUNNER_PROGRAM
-  if (!listing) {
+  if (remote_code && !listing) {
     remote::HarnessOptions options = runner_options();  // now with the lab's call timeout
     options.call_timeout_s = grading::config().number("lab.call_timeout_s").value_or(options.call_timeout_s);
     // A hung call must end well before the grader's limit on the whole run does, so that the
@@ -91,7 +91,6 @@ int main(int argc, char** argv) {
       options.call_timeout_s = std::min(options.call_timeout_s, std::atof(phase) / 3);
     remote::configure(options);
   }
-#endif
   // Catch2 returns the number of failed assertions (v2) or tests (v3); scripts and the grader
   // want 0 (all passed) or 1 (something failed). 70 (a CUDA fault) and 77 (no GPU) are ours.
   return Catch::Session().run(argc, argv) == 0 ? 0 : 1;

@@ -1,0 +1,13 @@
+// What makes one lab's test program itself: its lab.toml, the sources under test and, where the
+// code under test runs in a process of its own (grader/remote/), the runner to start. Defined
+// per program by grader/src/test_program_info.cpp (from compile definitions); read by the main()
+// all test programs share (grader/src/test_main.cpp, compiled once).
+#pragma once
+
+namespace grading::program {
+
+extern const char* const lab_toml;    // the lab's lab.toml
+extern const char* const source_dir;  // the folder of the sources under test
+extern const char* const runner;      // the runner program, or "" when the code is linked in
+
+}  // namespace grading::program
