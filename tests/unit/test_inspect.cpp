@@ -232,3 +232,57 @@ TEST_CASE("every lab's [profile.metrics] names its exercises and metrics the gra
   }
   CHECK(named >= 20);
 }
+
+TEST_CASE("a metric far worse than the reference's is pointed at, in its own direction", "[inspect]") {
+  const auto launch = [](const std::string& function, std::map<std::string, double> metrics) {
+    KernelLaunch k;
+    k.function = function;
+    k.metrics = std::move(metrics);
+    return k;
+  };
+  // The padded transpose without its padding column, beside the reference's (counts as an H100
+  // measured them at 4096 x 4096: docs/measurements/coalescing-ncu.txt).
+  const KernelLaunch mine = launch("transposePaddedKernel",
+                                   {{"gpu__time_duration.sum", 500000},
+                                    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 16500186},
+                                    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
+                                    {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 50}});
+  const KernelLaunch theirs = launch("transposePaddedKernel",
+                                     {{"gpu__time_duration.sum", 300000},
+                                      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 62753},
+                                      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
+                                      {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 67}});
+  const auto rows = compare_launch({"duration", "shared_bank_conflicts", "fp32_pipe"}, mine, &theirs);
+  REQUIRE(rows.size() == 3);
+  CHECK_FALSE(rows[0].look_here);  // time under the profiler: shown, never pointed at
+  CHECK(*rows[1].yours == 16500186);
+  CHECK(*rows[1].reference == 62753);
+  CHECK(rows[1].look_here);
+  CHECK_FALSE(rows[2].look_here);  // 50% busy against 67%: higher is better, and not 1.5x apart
+  const KernelLaunch slow = launch("k", {{"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 30}});
+  CHECK(compare_launch({"fp32_pipe"}, slow, &theirs)[0].look_here);  // 30% against 67%
+  // 1 conflict against 0 is noise.
+  const KernelLaunch one = launch("k", {{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1},
+                                        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0}});
+  const KernelLaunch none = launch("k", {{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 0},
+                                         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0}});
+  CHECK_FALSE(compare_launch({"shared_bank_conflicts"}, one, &none)[0].look_here);
+  // Without the reference (a student's workbook): the range lab.toml gives.
+  const auto expected = [](const std::string& id) -> std::optional<std::pair<double, double>> {
+    if (id == "shared_bank_conflicts") return std::pair{0.0, 70000.0};
+    return std::nullopt;
+  };
+  const auto alone = compare_launch({"shared_bank_conflicts", "fp32_pipe"}, mine, nullptr, expected);
+  CHECK(alone[0].look_here);
+  REQUIRE(alone[0].expected);
+  CHECK_FALSE(alone[1].expected);
+  CHECK_FALSE(alone[1].look_here);
+  // A metric the run did not measure is "-", never a finding.
+  CHECK_FALSE(compare_launch({"global_atomics"}, mine, &theirs)[0].yours);
+  CHECK_FALSE(compare_launch({"global_atomics"}, mine, &theirs)[0].look_here);
+  // The reference's kernel beside yours: same name, else the same place.
+  const std::vector<KernelLaunch> reference = {launch("transpose_objects", {}), launch("find_nearest_cluster_privatized", {})};
+  CHECK(matching_kernel(launch("transpose_objects", {}), 1, reference) == &reference[0]);
+  CHECK(matching_kernel(launch("find_nearest_cluster", {}), 1, reference) == &reference[1]);
+  CHECK(matching_kernel(launch("update_centroids", {}), 2, reference) == nullptr);
+}

@@ -123,8 +123,8 @@ std::optional<double> sum(const Values& v, const std::vector<std::string>& names
 }
 
 LabMetric single(std::string id, std::string label, std::string ncu, std::string format, bool lower_is_better,
-                 std::string reading) {
-  LabMetric m{std::move(id), std::move(label), {ncu}, {}, std::move(format), lower_is_better, std::move(reading)};
+                 double noise, std::string reading) {
+  LabMetric m{std::move(id), std::move(label), {ncu}, {}, std::move(format), lower_is_better, std::move(reading), noise};
   m.value = [ncu](const Values& v) { return get(v, ncu); };
   return m;
 }
@@ -132,14 +132,14 @@ LabMetric single(std::string id, std::string label, std::string ncu, std::string
 std::map<std::string, LabMetric> make_metrics() {
   std::map<std::string, LabMetric> all;
   const auto add = [&](LabMetric m) { all.emplace(m.id, std::move(m)); };
-  add(single("duration", "kernel time (ms)", "gpu__time_duration.sum", "{:.3f}", true,
+  add(single("duration", "kernel time (ms)", "gpu__time_duration.sum", "{:.3f}", true, 0,
              "one launch under the profiler, caches flushed; compare with the reference's, not with the graded time"));
   {
     LabMetric m{"global_load_sectors_per_request", "global load sectors per request",
                 {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},
                 {}, "{:.1f}", true,
                 "4 when a warp's 32 threads read 32 neighbouring floats (coalesced: 4 sectors of 32 bytes); up to 32 "
-                "when each thread reads a sector of its own (neighbouring threads a row apart)"};
+                "when each thread reads a sector of its own (neighbouring threads a row apart)", 0.5};
     m.value = [](const Values& v) {
       return ratio(v, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
     };
@@ -150,14 +150,14 @@ std::map<std::string, LabMetric> make_metrics() {
                 {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
                 {}, "{:.1f}", true,
                 "the same for stores: 4 when a warp writes 32 neighbouring floats, 32 when each thread writes a "
-                "row apart (a transpose's write side)"};
+                "row apart (a transpose's write side)", 0.5};
     m.value = [](const Values& v) {
       return ratio(v, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
     };
     add(std::move(m));
   }
   add(single("dram_throughput", "DRAM throughput (% of peak)", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-             "{:.0f}%", false,
+             "{:.0f}%", false, 5,
              "how busy the memory was: a memory-bound kernel that reads each byte once is near 80-90%"));
   {
     LabMetric m{"shared_bank_conflicts", "shared-memory bank conflicts",
@@ -165,7 +165,7 @@ std::map<std::string, LabMetric> make_metrics() {
                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"},
                 {}, "{:.0f}", true,
                 "extra passes because threads of a warp hit the same bank: reading a column of a 32-wide float tile "
-                "is a 32-way conflict; one padding column (TILE_DIM + 1) removes it"};
+                "is a 32-way conflict; one padding column (TILE_DIM + 1) removes it", 1000};
     m.value = [](const Values& v) {
       return sum(v, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"});
@@ -177,7 +177,7 @@ std::map<std::string, LabMetric> make_metrics() {
                 {"smsp__inst_executed_op_shared_ld.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"}, {},
                 "{:.2f}", true,
                 "warp-wide shared loads per warp-wide FMA: a tiled kernel loads both operands of each FMA from "
-                "shared memory; coarsening and register tiles reuse each loaded value for several FMAs"};
+                "shared memory; coarsening and register tiles reuse each loaded value for several FMAs", 0.05};
     m.value = [](const Values& v) {
       return ratio(v, "smsp__inst_executed_op_shared_ld.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
                    1.0 / 32);
@@ -185,43 +185,73 @@ std::map<std::string, LabMetric> make_metrics() {
     add(std::move(m));
   }
   add(single("fp32_pipe", "FMA pipe busy (% of peak)", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-             "{:.0f}%", false,
+             "{:.0f}%", false, 5,
              "how much of the time the FP32 units worked: the higher, the closer to the GPU's arithmetic limit"));
-  add(single("registers", "registers per thread", "launch__registers_per_thread", "{:.0f}", true,
+  add(single("registers", "registers per thread", "launch__registers_per_thread", "{:.0f}", true, 8,
              "more registers hold more of a thread's tile, but fewer warps fit on an SM (occupancy)"));
   add(single("local_bytes", "local-memory bytes stored (spills)", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
-             "{:.0f}", true,
+             "{:.0f}", true, 1024,
              "values that did not fit in registers and went to (slow) local memory: 0 is the goal; an array "
              "indexed by a run-time value is also kept there"));
   add(single("achieved_occupancy", "achieved occupancy (% of max warps)",
-             "sm__warps_active.avg.pct_of_peak_sustained_active", "{:.0f}%", false,
+             "sm__warps_active.avg.pct_of_peak_sustained_active", "{:.0f}%", false, 5,
              "active warps per SM over the most an SM holds: enough of them hide memory latency"));
   {
     LabMetric m{"global_atomics", "global atomic instructions (warp-wide)",
                 {"smsp__sass_inst_executed_op_global_atom.sum", "smsp__sass_inst_executed_op_global_red.sum"}, {},
                 "{:.0f}", true,
                 "atomics on global memory: every thread's update goes to the same few addresses in L2, one after "
-                "the other; privatized copies in shared memory turn most of them into shared atomics"};
+                "the other; privatized copies in shared memory turn most of them into shared atomics", 1000};
     m.value = [](const Values& v) {
       return sum(v, {"smsp__sass_inst_executed_op_global_atom.sum", "smsp__sass_inst_executed_op_global_red.sum"});
     };
     add(std::move(m));
   }
   add(single("shared_atomics", "shared atomic instructions (warp-wide)", "smsp__sass_inst_executed_op_shared_atom.sum",
-             "{:.0f}", false,
+             "{:.0f}", false, 1000,
              "atomics on a block's private copy in shared memory: cheap, and only one global update per block "
              "and value remains"));
-  add(single("dram_bytes_read", "DRAM bytes read", "dram__bytes_read.sum", "{:.3g}", true,
+  add(single("dram_bytes_read", "DRAM bytes read", "dram__bytes_read.sum", "{:.3g}", true, 1e6,
              "every byte read from memory: an input read once is its size; more means re-reads that a cache or "
              "shared memory could save"));
   add(single("xu_pipe", "SFU (XU) pipe busy (% of peak)", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-             "{:.0f}%", true,
+             "{:.0f}%", true, 5,
              "the special-function unit: sqrtf, a division's reciprocal, rsqrtf. It has a quarter of the FP32 "
              "units' throughput; one rsqrtf instead of sqrtf and two divisions keeps it from being the limit"));
   return all;
 }
 
 }  // namespace
+
+std::vector<MetricRow> compare_launch(
+    const std::vector<std::string>& ids, const KernelLaunch& mine, const KernelLaunch* reference,
+    const std::function<std::optional<std::pair<double, double>>(const std::string&)>& expected) {
+  std::vector<MetricRow> rows;
+  for (const auto& id : ids) {
+    const LabMetric& m = lab_metrics().at(id);
+    MetricRow row{id, m.value(mine.metrics), reference ? m.value(reference->metrics) : std::nullopt,
+                  !reference && expected ? expected(id) : std::nullopt};
+    if (row.yours && id != "duration") {
+      // Far worse: by the factor, and by more than the metric's noise (3 bank conflicts against 0
+      // are no finding).
+      const double y = *row.yours;
+      const auto worse_than = [&](double bound) {
+        return m.lower_is_better ? y > kLookHere * bound && y - bound > m.noise
+                                 : y * kLookHere < bound && bound - y > m.noise;
+      };
+      if (row.reference) row.look_here = worse_than(*row.reference);
+      else if (row.expected) row.look_here = worse_than(m.lower_is_better ? row.expected->second : row.expected->first);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+const KernelLaunch* matching_kernel(const KernelLaunch& mine, std::size_t index, const std::vector<KernelLaunch>& theirs) {
+  for (const auto& t : theirs)
+    if (t.function == mine.function) return &t;
+  return index < theirs.size() ? &theirs[index] : nullptr;
+}
 
 const std::map<std::string, LabMetric>& lab_metrics() {
   static const std::map<std::string, LabMetric> all = make_metrics();

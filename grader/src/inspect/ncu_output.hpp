@@ -35,10 +35,33 @@ struct LabMetric {
   std::string format;                  // fmt format of the value, e.g. "{:.1f}"
   bool lower_is_better = true;
   std::string reading;                 // one line: what the value means, what good looks like
+  double noise = 0;                    // a difference from the reference this small is no finding
 };
 
 // Every metric the labs may name, by id.
 const std::map<std::string, LabMetric>& lab_metrics();
+
+// One metric of one kernel: yours, the reference's kernel's (or, without solutions/, the range
+// lab.toml's [profile.expected] gives), and whether yours is far enough from it to point at.
+struct MetricRow {
+  std::string id;
+  std::optional<double> yours, reference;
+  std::optional<std::pair<double, double>> expected;
+  bool look_here = false;
+};
+
+// How much worse than the reference a metric must be to be pointed at ("<- look here").
+constexpr double kLookHere = 1.5;
+
+// The rows of `ids` for `mine`, beside `reference` (may be null) or the `expected` ranges. The
+// kernel's time is shown, never pointed at: under the profiler it is not the graded time.
+std::vector<MetricRow> compare_launch(
+    const std::vector<std::string>& ids, const KernelLaunch& mine, const KernelLaunch* reference,
+    const std::function<std::optional<std::pair<double, double>>(const std::string&)>& expected = {});
+
+// The reference's kernel to show beside the `index`th of yours: the one of the same name, else
+// the one in the same place; null when there is none.
+const KernelLaunch* matching_kernel(const KernelLaunch& mine, std::size_t index, const std::vector<KernelLaunch>& theirs);
 
 // The kernels a source file defines (`__global__` functions), by base name.
 std::vector<std::string> kernels_defined_in(const std::string& source);

@@ -26,8 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kLaunches = 12;      // launches profiled per exercise and side: each kernel's first is shown
-constexpr double kLookHere = 1.5;  // yours this much worse than the reference's: the report points at it
+constexpr int kLaunches = 12;  // launches profiled per exercise and side: each kernel's first is shown
 
 // lab.toml: [profile.metrics] <exercise> = ["metric", ...] (ids of lab_metrics()).
 std::vector<std::string> metrics_of(const LabConfig& config, const std::string& exercise) {
@@ -139,18 +138,6 @@ Side profile_side(const Context& c, const fs::path& program, const std::vector<s
   return side;
 }
 
-struct Row {
-  std::string id;
-  std::optional<double> yours, reference;
-  std::optional<std::pair<double, double>> expected;
-  bool look_here = false;
-};
-
-bool worse(const LabMetric& m, double yours, double reference) {
-  if (m.lower_is_better) return yours > kLookHere * reference + 0.5;  // + 0.5: 1 conflict against 0 is noise
-  return yours * kLookHere < reference;
-}
-
 std::string shown(const LabMetric& m, const std::optional<double>& v) {
   if (!v) return "-";
   return fmt::format(fmt::runtime(m.format), *v);
@@ -256,23 +243,11 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     }
     for (std::size_t k = 0; k < mine.launches.size(); ++k) {
       const KernelLaunch& launch = mine.launches[k];
-      // The reference's kernel of the same name, else the one in the same place.
-      const KernelLaunch* match = nullptr;
-      for (const auto& t : theirs.launches)
-        if (t.function == launch.function) match = &t;
-      if (!match && k < theirs.launches.size()) match = &theirs.launches[k];
-      std::vector<Row> rows;
-      for (const auto& id : ids) {
-        const LabMetric& m = lab_metrics().at(id);
-        Row row{id, m.value(launch.metrics), match ? m.value(match->metrics) : std::nullopt,
-                beside ? std::nullopt : expected_of(config, exercise, id)};
-        if (row.yours && row.reference && id != "duration") row.look_here = worse(m, *row.yours, *row.reference);
-        if (row.yours && row.expected && id != "duration")
-          row.look_here = *row.yours > row.expected->second * (m.lower_is_better ? kLookHere : 1) + 0.5 ||
-                          *row.yours * (m.lower_is_better ? 1 : kLookHere) < row.expected->first;
-        look = look || row.look_here;
-        rows.push_back(row);
-      }
+      const KernelLaunch* match = matching_kernel(launch, k, theirs.launches);
+      const auto rows = compare_launch(ids, launch, match, [&](const std::string& id) {
+        return beside ? std::nullopt : expected_of(config, exercise, id);
+      });
+      for (const auto& row : rows) look = look || row.look_here;
       nlohmann::json jk = {{"function", launch.function}, {"kernel", launch.kernel}, {"grid", launch.grid},
                            {"block", launch.block}, {"reference_kernel", match ? match->function : ""},
                            {"metrics", nlohmann::json::object()}};
