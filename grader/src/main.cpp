@@ -201,7 +201,8 @@ int main(int argc, char** argv) {
   batch->add_option("--regrade", batch_opts.regrade, "Grade these students again (ids; others are kept)")->delimiter(',');
   batch->add_flag("--regrade-all", batch_opts.regrade_all, "Grade every submission again");
   batch->add_option("--roster", batch_opts.roster,
-                    "CSV of the enrolled students (columns id, and optionally name and lms_id): every one gets a row")
+                    "CSV of the enrolled students (columns id, and optionally name, lms_id and extension, such as "
+                    "2d or 36h): every one gets a row")
       ->check(CLI::ExistingFile);
   batch->add_option("--from", batch_opts.from,
                     "How the submissions folder is laid out: folders (one per student id), or a Canvas, "
