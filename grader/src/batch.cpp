@@ -1,4 +1,5 @@
 #include "batch.hpp"
+#include "check.hpp"
 
 #include "grader/baseline_cache.hpp"
 #include "grader/build_log.hpp"
@@ -15,6 +16,8 @@
 #include "course/rejudge.hpp"
 #include "grader/sandbox.hpp"
 #include "grader/submission.hpp"
+#include "inspect/inspect.hpp"
+#include "inspect/tools.hpp"
 #include "workbook/device_query.hpp"
 #include "workbook/random.hpp"
 
@@ -153,6 +156,11 @@ private:
     return report;
   }
   std::string overrides_env() const;  // the override files, absolute, ':'-separated
+  // --feedback-profile: Nsight Compute's view of the submission's correct-but-slow exercises
+  // (Markdown for its feedback), in the sandbox, beside the reference's; "" when none is slow.
+  std::string profile_feedback(const LabReport& report, const fs::path& dir);
+  // The reference solution's profile of one exercise, measured once per run; null without one.
+  const inspect::Profiled* reference_profile(const std::string& exercise);
   // The repository and the build: shown read-only inside the sandbox even where they live
   // under /tmp, which the sandbox replaces with an empty one.
   std::vector<fs::path> hidden_from_submission() const {
@@ -185,6 +193,12 @@ private:
   std::map<std::string, std::string> entry_name_;  // a student's submission as named in the folder (an LMS id)
   std::map<std::string, std::string> lms_name_;    // a student's name as the LMS download gives it
   std::set<std::string> in_progress_;
+  // --feedback-profile
+  inspect::Tool ncu_;
+  bool profiling_ = false;
+  std::atomic<bool> profile_refused_{false};       // the counters were refused: no more tries
+  std::mutex reference_profiles_mutex_;
+  std::map<std::string, inspect::Profiled> reference_profiles_;
   int done_ = 0, total_ = 0;
   std::chrono::steady_clock::time_point started_;
 };
@@ -320,9 +334,144 @@ StudentResult Batch::grade(const Submission& s) {
   r.report = report_of( read_results(results), status, seed_, device_, read_plans(results));
   r.status = submission_status(r.report);
   r.detail = status.detail;
+  if (profiling_ && !profile_refused_) r.profile = profile_feedback(r.report, dir);
+  if (g_interrupted) throw std::runtime_error("interrupted");
   r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
   r.graded_at = now_iso();
   return r;
+}
+
+namespace {
+
+// Each timed case once: the profiler replays every launch for its counters.
+constexpr const char* kProfileTiming =
+    "# grader batch --feedback-profile: one timed call per case\n[timing]\nwarmup = 0\nmin_runs = 1\nmax_runs = 1\n"
+    "budget_s = 0.1\n";
+
+// An exercise whose every other check passed and whose timed cases were too slow.
+bool correct_but_slow(const ExerciseReport& e) {
+  bool slow = false;
+  for (const auto& k : e.kinds)
+    for (const auto& c : k.cases) {
+      if (c.outcome == Outcome::TooSlow) slow = true;
+      else if (!c.passed() && k.kind != "performance") return false;
+    }
+  return slow;
+}
+
+}  // namespace
+
+const inspect::Profiled* Batch::reference_profile(const std::string& exercise) {
+  std::lock_guard<std::mutex> lock(reference_profiles_mutex_);
+  if (const auto it = reference_profiles_.find(exercise); it != reference_profiles_.end()) return &it->second;
+  const fs::path program = inspect::inspect_program(paths_, config_.name(), true);
+  if (!paths_.has_reference(config_.name()) || !fs::exists(program)) return nullptr;
+  const fs::path timing = o_.out / "profile-timing.toml";
+  write_atomically(timing, kProfileTiming);
+  std::string overrides = overrides_env();
+  overrides += (overrides.empty() ? "" : ":") + fs::absolute(timing).string();
+  // The reference is the project's own code: run as it is, not in the sandbox, the GPU alone.
+  const inspect::RunTool direct = [&](const std::vector<std::string>& argv, const fs::path& log) {
+    ProcessOptions p;
+    p.argv = argv;
+    p.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)},
+                 {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
+                 {"WORKBOOK_SOURCE_DIR", paths_.solution_dir(config_.name()).string()},
+                 {"WORKBOOK_OVERRIDES", overrides}};
+    p.output_file = log;
+    p.timeout_s = o_.feedback_profile_s;
+    p.cancel = &g_interrupted;
+    gate_.lock();
+    const ProcessResult r = run_process(p);
+    gate_.unlock();
+    return r;
+  };
+  std::vector<std::string> ids = inspect::profile_metric_ids(config_, exercise);
+  inspect::Profiled profiled = inspect::profile_kernels(
+      ncu_.path, direct, program, inspect::kernels_of(paths_.solution_dir(config_.name()), config_.files()),
+      "[" + exercise + "][performance]", ids, o_.out / ("profile-reference-" + exercise + ".csv"));
+  return &reference_profiles_.emplace(exercise, std::move(profiled)).first->second;
+}
+
+std::string Batch::profile_feedback(const LabReport& report, const fs::path& dir) {
+  std::vector<std::string> slow;
+  for (const auto& e : report.exercises)
+    if (correct_but_slow(e) && !inspect::profile_metric_ids(config_, e.name).empty()) slow.push_back(e.name);
+  if (slow.empty()) return {};
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto left = [&] {
+    return o_.feedback_profile_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const fs::path src = dir / "src", build = dir / "build", run = dir / "run";
+  const std::vector<fs::path> hidden = hidden_from_submission();
+  std::vector<fs::path> shown = {src};
+  for (const auto& d : shown_objects())
+    if (fs::exists(d)) shown.push_back(d);
+
+  // The submission's code with the tests in one process, built in the sandbox like its runner.
+  ProcessOptions compile;
+  compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "--target", "inspect", "-j", "2"},
+                               {build}, hidden, shown, base_folders());
+  compile.output_file = dir / "inspect-build.log";
+  compile.timeout_s = std::max(10.0, left());
+  compile.cancel = &g_interrupted;
+  compile.limits.output_bytes = 1 << 20;
+  if (const ProcessResult built = run_process(compile); !built.ok())
+    return fmt::format("Not profiled: the program to profile did not build ({}; {}).\n", built.describe(),
+                       (dir / "inspect-build.log").string());
+  fs::create_directories(run);
+  const fs::path timing = run / "profile-timing.toml";
+  write_atomically(timing, kProfileTiming);
+  std::string overrides = overrides_env();
+  overrides += (overrides.empty() ? "" : ":") + timing.string();
+
+  std::string md;
+  for (const auto& exercise : slow) {
+    const double budget = left();
+    if (budget < 10) {
+      md += fmt::format("### {}\n\nNot profiled: this submission's profiling time ({:.0f} s) was spent.\n\n", exercise,
+                        o_.feedback_profile_s);
+      continue;
+    }
+    // ncu runs the submission's code: in the sandbox, as its tests do, and alone on the GPU.
+    const inspect::RunTool sandboxed = [&](const std::vector<std::string>& argv, const fs::path& log) {
+      SandboxedRun sr;
+      sr.argv = argv;
+      sr.run_dir = run;
+      sr.readable = {src, build};
+      for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
+      sr.hidden = hidden;
+      sr.base = base_folders();
+      sr.env = {{"WORKBOOK_SEED", std::to_string(seed_)},
+                {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
+                {"WORKBOOK_SOURCE_DIR", src.string()},
+                {"WORKBOOK_CACHE_DIR", cache_dir().string()},
+                {"WORKBOOK_OVERRIDES", overrides}};
+      sr.log = log;
+      sr.timeout_s = budget;
+      sr.limits.memory_bytes = o_.memory_bytes;
+      sr.limits.max_processes = o_.max_processes;
+      sr.limits.output_bytes = 16 << 20;
+      ProcessOptions p = sandboxed_process(sandbox_, sr);
+      p.cancel = &g_interrupted;
+      gate_.lock();
+      const ProcessResult r = run_process(p);
+      gate_.unlock();
+      return r;
+    };
+    std::vector<std::string> ids = inspect::profile_metric_ids(config_, exercise);
+    const inspect::Profiled mine =
+        inspect::profile_kernels(ncu_.path, sandboxed, build / "inspect", inspect::kernels_of(src, config_.files()),
+                                 "[" + exercise + "][performance]", ids, run / ("profile-" + exercise + ".csv"));
+    if (mine.failure.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+      if (!profile_refused_.exchange(true))
+        std::cerr << "\nfeedback profiles: stopped: " << mine.failure << " (in the sandbox, as the submissions run)\n";
+      return {};
+    }
+    md += inspect::profile_markdown(exercise, ids, mine, mine.failure.empty() ? reference_profile(exercise) : nullptr);
+    md += "\n";
+  }
+  return md;
 }
 
 Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
@@ -539,6 +688,21 @@ int Batch::run() {
             << '\n'
             << "protection: " << sandbox_.describe() << '\n';
   if (!o_.thresholds_note.empty()) std::cerr << "thresholds: " << o_.thresholds_note << '\n';
+  if (o_.feedback_profile && !o_.build_only && !device_.empty()) {
+    ncu_ = inspect::find_ncu();
+    if (ncu_.path.empty()) {
+      std::cerr << "feedback profiles: none: " << ncu_.missing << '\n';
+    } else {
+      profiling_ = true;
+      std::cerr << fmt::format("feedback profiles: Nsight Compute ({}) on each correct but slow exercise, at most "
+                               "{:.0f} s a submission, the GPU alone\n",
+                               ncu_.path.string(), o_.feedback_profile_s);
+      const std::string reference = "inspect-reference-" + config_.name();
+      if (!o_.task() && paths_.has_reference(config_.name()))
+        if (const auto errors = build_target(paths_, reference, o_.out / "inspect-reference-build.log"))
+          std::cerr << "feedback profiles: " << reference << " did not build, so no reference column:\n" << *errors << '\n';
+    }
+  }
 
   // Earlier results are kept (a resumed run), except those asked to be graded again.
   std::vector<Submission> todo;

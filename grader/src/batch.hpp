@@ -71,6 +71,11 @@ struct BatchOptions {
   std::size_t memory_bytes = 16ull << 30;
   int max_processes = 64;
   bool sandbox = true;            // false: --no-sandbox (only the process limits)
+  // --feedback-profile: Nsight Compute on each correct-but-slow exercise (correct, too slow),
+  // in the sandbox, beside the reference's, into the student's feedback; at most this long per
+  // submission (its exercises share it), run alone on the GPU.
+  bool feedback_profile = false;
+  double feedback_profile_s = 180;
   std::string thresholds_note;    // where the thresholds come from (calibrate/calibrate.hpp), for reports
   // One task of a Slurm job array (slurm/slurm_batch.hpp): grade only these students, each into
   // its own files (students/, feedback/, gradescope/), and leave the files of the whole class

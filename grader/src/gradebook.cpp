@@ -12,6 +12,7 @@ nlohmann::json to_json(const StudentResult& r) {
   nlohmann::json j = {{"student", r.student}, {"status", r.status},   {"detail", r.detail},          {"notes", r.notes},
                       {"seconds", r.seconds}, {"graded_at", r.graded_at}, {"report", to_json(r.report)}};
   if (!r.thresholds.empty()) j["thresholds"] = r.thresholds;
+  if (!r.profile.empty()) j["profile"] = r.profile;
   if (r.late)
     j["late"] = {{"submitted_at", r.late->submitted_at}, {"late_hours", r.late->late_hours}, {"days", r.late->days},
                  {"penalty_percent", r.late->percent},    {"final_points", r.late->final_points}, {"why", r.late->why}};
@@ -72,6 +73,7 @@ StudentResult student_from_json(const nlohmann::json& j) {
   r.report = report_from_json(j.at("report"));
   if (const auto t = j.find("thresholds"); t != j.end() && t->is_object())
     r.thresholds = t->get<std::map<std::string, double>>();
+  r.profile = j.value("profile", "");
   if (const auto l = j.find("late"); l != j.end() && l->is_object())
     r.late = StudentResult::Late{l->value("submitted_at", ""), l->value("late_hours", 0.0), l->value("days", 0),
                                  l->value("penalty_percent", 0.0), l->value("final_points", 0.0), l->value("why", "")};
@@ -164,6 +166,9 @@ std::string feedback_markdown(const StudentResult& r) {
   }
   md += "## Report\n\nThe same report `grader check " + r.report.lab + "` shows:\n\n```\n" +
         render_text(r.report, false) + "```\n";
+  if (!r.profile.empty())
+    md += "\n## Why slow: a profile\n\n" + r.profile +
+          "\nThe same on your machine: `grader check " + r.report.lab + " --profile --exercise <exercise>`.\n";
   return md;
 }
 

@@ -200,6 +200,12 @@ int main(int argc, char** argv) {
   auto* batch_seed = batch->add_option("--seed", seed, "Inputs for every submission (default: fresh, kept on resume)");
   batch->add_option("--regrade", batch_opts.regrade, "Grade these students again (ids; others are kept)")->delimiter(',');
   batch->add_flag("--regrade-all", batch_opts.regrade_all, "Grade every submission again");
+  batch->add_flag("--feedback-profile", batch_opts.feedback_profile,
+                  "Add Nsight Compute's view of each correct but slow exercise to its feedback, beside the "
+                  "reference's (needs ncu and counters the sandbox may read)");
+  batch->add_option("--feedback-profile-time", batch_opts.feedback_profile_s,
+                    "With --feedback-profile: seconds of profiling at most per submission")
+      ->capture_default_str()->check(positive());
   batch->add_option("--roster", batch_opts.roster,
                     "CSV of the enrolled students (columns id, and optionally name, lms_id and extension, such as "
                     "2d or 36h): every one gets a row")

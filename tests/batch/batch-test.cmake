@@ -221,6 +221,13 @@ if(NOT rc EQUAL 0 OR NOT built_book MATCHES "\ngood,0,0,0,100,built," OR NOT bui
    OR NOT built_feedback MATCHES "--build-only")
   string(APPEND problems "\n  --build-only (exit ${rc}) did not record good as built:\n${built_book}\n${log4}")
 endif()
+# --feedback-profile's program (the tests and the submission in one process, for Nsight Compute)
+# builds in a submission's build folder against the exported targets, on demand.
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build-only-results/work/good/build --target inspect
+                RESULT_VARIABLE rc OUTPUT_VARIABLE inspect_log ERROR_VARIABLE inspect_log)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/build-only-results/work/good/build/inspect)
+  string(APPEND problems "\n  the submission's inspect program did not build (exit ${rc}):\n${inspect_log}")
+endif()
 execute_process(COMMAND ${GRADER} ${build_only_args} RESULT_VARIABLE rc ERROR_VARIABLE log5)
 if(NOT rc EQUAL 0 OR NOT log5 MATCHES "2 already graded")
   string(APPEND problems "\n  a second --build-only run did not keep both (exit ${rc}):\n${log5}")

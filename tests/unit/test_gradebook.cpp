@@ -98,6 +98,18 @@ TEST_CASE("a student's result survives the round trip through its JSON file (res
   CHECK(back.report.points_earned == r.report.points_earned);
   CHECK(back.report.exercises[0].kinds[1].cases[0].detail == "median 2 ms; needs 1 ms");
   CHECK(gradebook_csv(config, {back}) == gradebook_csv(config, {r}));
+  CHECK(back.profile.empty());
+  CHECK(feedback_markdown(back).find("Why slow") == std::string::npos);  // not profiled: no section
+  // --feedback-profile's section is kept with the result and shown in the feedback after the report.
+  r.profile = "### Why is naive slow? (Nsight Compute)\n\n| metric | yours | reference | |\n";
+  const StudentResult profiled = student_from_json(nlohmann::json::parse(to_json(r).dump()));
+  CHECK(profiled.profile == r.profile);
+  const std::string md = feedback_markdown(profiled);
+  const auto report_at = md.find("## Report"), profile_at = md.find("## Why slow: a profile");
+  REQUIRE(profile_at != std::string::npos);
+  CHECK(report_at < profile_at);
+  CHECK(md.find("### Why is naive slow?") != std::string::npos);
+  CHECK(md.find("--profile --exercise") != std::string::npos);
 }
 
 TEST_CASE("Gradescope results: score, one test per exercise and kind, failures in the output", "[gradebook]") {

@@ -1,5 +1,6 @@
 // grader check --sanitize and --profile (grader/src/inspect/): compute-sanitizer's records and
 // Nsight Compute's table read back, and each problem said in plain words.
+#include "inspect/inspect.hpp"
 #include "inspect/ncu_output.hpp"
 #include "inspect/sanitizer_output.hpp"
 
@@ -285,4 +286,31 @@ TEST_CASE("a metric far worse than the reference's is pointed at, in its own dir
   CHECK(matching_kernel(launch("transpose_objects", {}), 1, reference) == &reference[0]);
   CHECK(matching_kernel(launch("find_nearest_cluster", {}), 1, reference) == &reference[1]);
   CHECK(matching_kernel(launch("update_centroids", {}), 2, reference) == nullptr);
+}
+
+TEST_CASE("the profile in a student's feedback: a table per kernel, the reference beside it, readings", "[inspect]") {
+  KernelLaunch mine;
+  mine.function = "transposePaddedKernel";
+  mine.grid = "(256, 256, 1)";
+  mine.block = "(32, 8, 1)";
+  mine.metrics = {{"gpu__time_duration.sum", 1.2},
+                  {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 16500186},
+                  {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0}};
+  KernelLaunch theirs = mine;
+  theirs.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = 62753;
+  const Profiled yours{{mine}, "", 3.0};
+  const Profiled reference{{theirs}, "", 3.0};
+  const std::vector<std::string> ids = {"duration", "shared_bank_conflicts"};
+  const std::string md = profile_markdown("transpose_padded", ids, yours, &reference);
+  CHECK(has(md, "### Why is transpose_padded slow? (Nsight Compute)"));
+  CHECK(has(md, "**`transposePaddedKernel`** (grid (256, 256, 1), block (32, 8, 1)), beside the reference's `transposePaddedKernel`"));
+  CHECK(has(md, "| shared-memory bank conflicts | 16500186 | 62753 | **look here** |"));
+  CHECK(has(md, "- *shared-memory bank conflicts*: extra passes"));
+  CHECK_FALSE(has(md, "- *kernel time"));  // the time has no reading to give
+  // Without the reference (none built, or it failed): "-" in its column, nothing pointed at.
+  const std::string alone = profile_markdown("transpose_padded", ids, yours, nullptr);
+  CHECK(has(alone, "| shared-memory bank conflicts | 16500186 | - |  |"));
+  // A profile that failed says why, once.
+  const std::string failed = profile_markdown("transpose_padded", ids, Profiled{{}, "ncu stopped at its time limit", 0}, &reference);
+  CHECK(has(failed, "Not profiled: ncu stopped at its time limit"));
 }

@@ -48,6 +48,9 @@ struct StudentResult {
   // overrides and the machine's profile): a resume under changed ones judges the kept timed cases
   // again from their measurements (src/course/rejudge.hpp).
   std::map<std::string, double> thresholds;
+  // grader batch --feedback-profile: Nsight Compute's view of each correct-but-slow exercise,
+  // Markdown for the feedback file (grader/src/inspect/); empty when not profiled.
+  std::string profile;
   double final_points() const { return late ? late->final_points : report.points_earned; }
 };
 

@@ -9,8 +9,13 @@
 #pragma once
 
 #include "labs.hpp"
+#include "inspect/ncu_output.hpp"
+
+#include "grader/lab_config.hpp"
+#include "grader/process.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -44,5 +49,39 @@ int run_profile(const Paths& paths, const InspectOptions& options);
 
 // The inspect program of a lab (the student's, or the reference's with `reference`).
 std::filesystem::path inspect_program(const Paths& paths, const std::string& lab, bool reference);
+
+// ---- Pieces of --profile that `grader batch --feedback-profile` shares ----------------------
+
+// The metrics lab.toml's [profile.metrics] names for an exercise, the kernel's time first; empty
+// when it names none. Throws ConfigError for a name the grader does not know.
+std::vector<std::string> profile_metric_ids(const LabConfig& config, const std::string& exercise);
+
+// The __global__ kernels the lab's files in `dir` define.
+std::vector<std::string> kernels_of(const std::filesystem::path& dir, const std::vector<std::string>& files);
+
+// One side of a profile: the first launch of each kernel, or why there is none.
+struct Profiled {
+  std::vector<KernelLaunch> launches;
+  std::string failure;  // one line; empty when it worked
+  double seconds = 0;
+};
+
+// Runs a command (ncu ...) with its output to `log`: directly, or in a sandbox.
+using RunTool = std::function<ProcessResult(const std::vector<std::string>& argv, const std::filesystem::path& log)>;
+
+// ncu on `program`'s cases `filter`, only the kernels named `kernels`, measuring what
+// `metric_ids` need. A metric this ncu does not know is dropped from `metric_ids` (with every lab
+// metric that needs it) and the run made again.
+Profiled profile_kernels(const std::filesystem::path& ncu, const RunTool& run, const std::filesystem::path& program,
+                         const std::vector<std::string>& kernels, const std::string& filter,
+                         std::vector<std::string>& metric_ids, const std::filesystem::path& log);
+
+// A metric's value as its format says ("4.0", "67%"), or "-" when not measured.
+std::string metric_text(const LabMetric& m, const std::optional<double>& v);
+
+// The comparison as Markdown, for a student's feedback file: per kernel of `mine`, a table of the
+// metrics beside the reference's, each with its reading.
+std::string profile_markdown(const std::string& exercise, const std::vector<std::string>& ids, const Profiled& mine,
+                             const Profiled* reference);
 
 }  // namespace grader::inspect

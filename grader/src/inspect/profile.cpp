@@ -18,31 +18,15 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <set>
 
 namespace grader::inspect {
 namespace fs = std::filesystem;
 
+
 namespace {
-
-constexpr int kLaunches = 12;  // launches profiled per exercise and side: each kernel's first is shown
-
-// lab.toml: [profile.metrics] <exercise> = ["metric", ...] (ids of lab_metrics()).
-std::vector<std::string> metrics_of(const LabConfig& config, const std::string& exercise) {
-  std::vector<std::string> ids;
-  const auto* list = config.table().at_path("profile.metrics." + exercise).as_array();
-  if (!list) return ids;
-  for (const auto& node : *list)
-    if (const auto id = node.value<std::string>()) {
-      if (!lab_metrics().count(*id))
-        throw ConfigError(fmt::format("{}: [profile.metrics] {} names '{}', which is not a metric the grader knows",
-                                      config.name(), exercise, *id));
-      ids.push_back(*id);
-    }
-  if (std::find(ids.begin(), ids.end(), "duration") == ids.end()) ids.insert(ids.begin(), "duration");
-  return ids;
-}
 
 // lab.toml: [profile.expected.<exercise>] <metric> = [low, high]: what the reference measured,
 // shown where solutions/ is not (a student's workbook).
@@ -53,94 +37,6 @@ std::optional<std::pair<double, double>> expected_of(const LabConfig& config, co
   const auto lo = (*range)[0].value<double>(), hi = (*range)[1].value<double>();
   if (!lo || !hi) return std::nullopt;
   return std::pair{*lo, *hi};
-}
-
-std::vector<std::string> kernels_of(const fs::path& dir, const std::vector<std::string>& files) {
-  std::vector<std::string> names;
-  for (const auto& f : files)
-    for (const auto& k : kernels_defined_in(read_file(dir / f)))
-      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
-  return names;
-}
-
-struct Side {
-  std::vector<KernelLaunch> launches;  // the first launch of each kernel, in order
-  std::string failure;                 // one line when ncu could not profile
-  double seconds = 0;
-};
-
-struct Context {
-  fs::path ncu;
-  fs::path run_dir;
-  std::map<std::string, std::string> env;
-  double timeout_s;
-};
-
-// Runs ncu on one program for one exercise's performance cases. A metric this ncu does not know
-// is dropped (with every lab metric that needs it) and the run made again.
-Side profile_side(const Context& c, const fs::path& program, const std::vector<std::string>& kernels,
-                  const std::string& filter, std::vector<std::string>& metric_ids, const std::string& tag) {
-  Side side;
-  if (kernels.empty()) {
-    side.failure = "no __global__ kernel in the files";
-    return side;
-  }
-  std::string regex = "regex:^(";
-  for (std::size_t i = 0; i < kernels.size(); ++i) regex += (i ? "|" : "") + kernels[i];
-  regex += ")$";
-  for (int attempt = 0; attempt < 6; ++attempt) {
-    std::set<std::string> ncu_metrics;
-    for (const auto& id : metric_ids)
-      for (const auto& m : lab_metrics().at(id).ncu) ncu_metrics.insert(m);
-    std::string list;
-    for (const auto& m : ncu_metrics) list += (list.empty() ? "" : ",") + m;
-    ProcessOptions p;
-    p.argv = {c.ncu.string(), "--csv", "--metrics", list, "--kernel-name-base", "function", "--kernel-name", regex,
-              "--launch-count", std::to_string(kLaunches), program.string(), filter};
-    p.set_env = c.env;
-    p.timeout_s = c.timeout_s;
-    const fs::path log = c.run_dir / ("profile-" + tag + ".csv");
-    p.output_file = log;
-    const ProcessResult r = run_process(p);
-    side.seconds += r.seconds;
-    const std::string text = read_file(log);
-    if (const auto unknown = unknown_metric(text)) {
-      const auto before = metric_ids.size();
-      metric_ids.erase(std::remove_if(metric_ids.begin(), metric_ids.end(),
-                                      [&](const std::string& id) {
-                                        const auto& needs = lab_metrics().at(id).ncu;
-                                        return std::find(needs.begin(), needs.end(), *unknown) != needs.end();
-                                      }),
-                       metric_ids.end());
-      if (metric_ids.size() < before && !metric_ids.empty()) continue;
-    }
-    if (r.timed_out) {
-      side.failure = fmt::format("ncu stopped after {:.0f} s (log: {})", c.timeout_s, log.string());
-      return side;
-    }
-    if (const std::string why = ncu_failure(text); !why.empty()) {
-      side.failure = why;
-      return side;
-    }
-    try {
-      for (auto& launch : parse_ncu_csv(text)) {
-        const bool seen = std::any_of(side.launches.begin(), side.launches.end(),
-                                      [&](const KernelLaunch& k) { return k.function == launch.function; });
-        if (!seen) side.launches.push_back(std::move(launch));
-      }
-    } catch (const std::exception&) {
-      side.failure = fmt::format("ncu profiled no kernel of these files ({}); last lines of {}:\n{}", r.describe(),
-                                 log.string(), tail_of_file(log, 600));
-    }
-    return side;
-  }
-  side.failure = "ncu knows none of the metrics";
-  return side;
-}
-
-std::string shown(const LabMetric& m, const std::optional<double>& v) {
-  if (!v) return "-";
-  return fmt::format(fmt::runtime(m.format), *v);
 }
 
 }  // namespace
@@ -203,13 +99,24 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   for (const auto& p : o.overrides) overrides += fs::absolute(p).string() + ":";
   overrides += once.string();
   const fs::path code_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
-  Context c{ncu.path, run_dir,
-            {{"WORKBOOK_SEED", std::to_string(seed)},
-             {"WORKBOOK_RESULTS", (run_dir / "profile-results.jsonl").string()},
-             {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
-             {"WORKBOOK_OVERRIDES", overrides},
-             {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(o.timeout_s > 0 ? o.timeout_s : config.timeout_s())}},
-            o.timeout_s > 0 ? o.timeout_s : config.timeout_s()};
+  const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
+  std::map<std::string, std::string> env = {{"WORKBOOK_SEED", std::to_string(seed)},
+                                            {"WORKBOOK_RESULTS", (run_dir / "profile-results.jsonl").string()},
+                                            {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
+                                            {"WORKBOOK_OVERRIDES", overrides},
+                                            {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
+  // Each side reads its own sources (WORKBOOK_SOURCE_DIR: the static checks, the messages).
+  const auto runner_for = [&](const fs::path& sources) -> RunTool {
+    return [&, sources](const std::vector<std::string>& argv, const fs::path& log) {
+      ProcessOptions p;
+      p.argv = argv;
+      p.set_env = env;
+      p.set_env["WORKBOOK_SOURCE_DIR"] = sources.string();
+      p.timeout_s = timeout;
+      p.output_file = log;
+      return run_process(p);
+    };
+  };
   const auto your_kernels = kernels_of(code_dir, config.files());
   const auto reference_kernels = beside ? kernels_of(paths.solution_dir(o.lab), config.files()) : std::vector<std::string>{};
 
@@ -222,16 +129,13 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   double seconds = 0;
   for (const auto& exercise : exercises) {
     const std::string filter = "[" + exercise + "][performance]";
-    std::vector<std::string> ids = metrics_of(config, exercise);
-    auto env = c.env;
-    c.env["WORKBOOK_SOURCE_DIR"] = code_dir.string();
-    const Side mine = profile_side(c, yours, your_kernels, filter, ids, exercise);
-    Side theirs;
-    if (beside) {
-      c.env["WORKBOOK_SOURCE_DIR"] = paths.solution_dir(o.lab).string();
-      theirs = profile_side(c, reference, reference_kernels, filter, ids, exercise + "-reference");
-    }
-    c.env = env;
+    std::vector<std::string> ids = profile_metric_ids(config, exercise);
+    const Profiled mine = profile_kernels(ncu.path, runner_for(code_dir), yours, your_kernels, filter, ids,
+                                          run_dir / ("profile-" + exercise + ".csv"));
+    Profiled theirs;
+    if (beside)
+      theirs = profile_kernels(ncu.path, runner_for(paths.solution_dir(o.lab)), reference, reference_kernels, filter,
+                               ids, run_dir / ("profile-" + exercise + "-reference.csv"));
     seconds += mine.seconds + theirs.seconds;
     const ExerciseConfig* ex = config.exercise(exercise);
     nlohmann::json jx = {{"exercise", exercise}, {"filter", filter}, {"failure", mine.failure},
@@ -267,10 +171,10 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       std::cout << fmt::format("  {:<40} {:>16}   {:>16}\n", "", "yours", other.substr(0, 28));
       for (const auto& row : rows) {
         const LabMetric& m = lab_metrics().at(row.id);
-        std::string theirs_text = row.reference ? shown(m, row.reference)
-                                  : row.expected ? shown(m, row.expected->first) + " to " + shown(m, row.expected->second)
+        std::string theirs_text = row.reference ? metric_text(m, row.reference)
+                                  : row.expected ? metric_text(m, row.expected->first) + " to " + metric_text(m, row.expected->second)
                                                  : "-";
-        std::cout << fmt::format("    {:<38} {:>16}   {:>16}{}\n", m.label, shown(m, row.yours), theirs_text,
+        std::cout << fmt::format("    {:<38} {:>16}   {:>16}{}\n", m.label, metric_text(m, row.yours), theirs_text,
                                  row.look_here ? "   <- look here" : "");
         if (row.look_here || row.id != "duration")
           std::cout << fmt::format("      {}\n", m.reading);

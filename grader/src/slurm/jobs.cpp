@@ -105,7 +105,10 @@ bool build_for_tasks(const Paths& paths, const std::string& lab, const fs::path&
   ProcessOptions build;
   build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target",
                 paths.test_program(lab, false).filename().string()};
-  if (paths.has_reference(lab)) build.argv.push_back(paths.test_program(lab, true).filename().string());
+  if (paths.has_reference(lab)) {
+    build.argv.push_back(paths.test_program(lab, true).filename().string());
+    build.argv.push_back("inspect-reference-" + lab);  // the reference's column of --feedback-profile
+  }
   fs::create_directories(log.parent_path());
   build.output_file = log;
   return run_process(build).ok();

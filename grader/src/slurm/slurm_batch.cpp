@@ -251,6 +251,8 @@ std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint
   if (b.jobs > 0) a.insert(a.end(), {"--jobs", std::to_string(b.jobs)});
   if (!b.sandbox) a.push_back("--no-sandbox");
   if (b.build_only) a.push_back("--build-only");
+  if (b.feedback_profile)
+    a.insert(a.end(), {"--feedback-profile", "--feedback-profile-time", fmt::format("{}", b.feedback_profile_s)});
   // The class as the submitter read it: the same layout and roster, so that the task's ids are its.
   a.insert(a.end(), {"--from", b.from});
   if (b.roster) a.insert(a.end(), {"--roster", fs::absolute(*b.roster).string()});
