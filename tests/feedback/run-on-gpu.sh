@@ -26,8 +26,8 @@ CASES=(
   "coalescing|transpose-padded-without-padding|--profile --exercise transpose_padded|1|shared-memory bank conflicts +[0-9]+ +[0-9]+ +<- look here"
   "coalescing|slow-add-x-cols-is-rows|--profile --exercise add_x_cols|1|global load sectors per request +(2[0-9]|3[0-2])\.[0-9] +4\.0 +<- look here"
   "matmul-tiled|reference|--profile --exercise tiled|0|shared-memory loads per FMA"
-  "kmeans|slow-privatized-is-all-gpu|--profile --exercise all_gpu_privatized|1|global atomic instructions.*<- look here"
-  "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \(XU\) pipe busy.*<- look here"
+  "kmeans|slow-privatized-is-all-gpu|--profile --exercise all_gpu_privatized|1|global atomic instructions \\(warp-wide\\) +[0-9]+ +[0-9]+ +<- look here"
+  "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \\(XU\\) pipe busy \\(% of peak\\) +[0-9]+% +[0-9]+% +<- look here"
 )
 
 # The fixtures, spliced into the references.

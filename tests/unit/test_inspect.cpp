@@ -95,6 +95,7 @@ TEST_CASE("racecheck: the two lines of a race, its hazards counted, a missing ba
   CHECK(has(why, "matmul.cu:14 (Write) and matmul.cu:16 (Read)"));
   CHECK(has(why, "__syncthreads()"));
   CHECK(out.notes.size() == 1);  // the summary, not a hazard
+  CHECK(title(h) == "shared-memory race: Write at matmul.cu:14, Read at matmul.cu:16");  // each place once
 }
 
 TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]") {
@@ -123,7 +124,32 @@ TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]"
   REQUIRE(bare.hazards[0].places.size() == 1);
   CHECK(bare.hazards[0].places[0].file.empty());
   CHECK(where(bare.hazards[0].places[0]) == "compress (no line: build with -lineinfo)");
-  CHECK(has(explain(bare.hazards[0]), "before the start of an array"));
+  CHECK(has(explain(bare.hazards[0]), "a null pointer, a host pointer"));  // far from any buffer
+  const auto near = parse_sanitizer_output(
+      "memcheck",
+      "========= Invalid __global__ read of size 4 bytes\n"
+      "=========     at k(const float *)+0x40 in /w/k.cu:3\n"
+      "=========     by thread (0,0,0) in block (0,0,0)\n"
+      "=========     Access at 0x7f89bf9ffffc is out of bounds\n"
+      "=========     and is 4 bytes before the nearest allocation at 0x7f89bfa00000 of size 1024 bytes\n");
+  CHECK(has(explain(near.hazards[0]), "before the start of an array"));
+  // A misaligned access says so in its detail line, not its heading.
+  const auto misaligned = parse_sanitizer_output(
+      "memcheck",
+      "========= Invalid __global__ read of size 16 bytes\n"
+      "=========     at k(const float4 *)+0x40 in /w/k.cu:7\n"
+      "=========     by thread (1,0,0) in block (0,0,0)\n"
+      "=========     Access at 0x7f89bfa00004 is misaligned\n");
+  CHECK(has(explain(misaligned.hazards[0]), "not a multiple of the access's size"));
+  // The tool's own lines are notes, never problems at a line of the student's code.
+  const auto notes = parse_sanitizer_output(
+      "memcheck",
+      "========= Error: process didn't terminate successfully\n"
+      "========= Target application returned an error\n"
+      "========= Internal Sanitizer Error: The Sanitizer encountered an error\n"
+      "========= ERROR SUMMARY: 0 errors\n");
+  CHECK(notes.hazards.empty());
+  CHECK(notes.notes.size() == 4);
   // synccheck: a barrier some threads skip.
   const auto sync = parse_sanitizer_output(
       "synccheck",
@@ -161,6 +187,7 @@ TEST_CASE("ncu: a kernel's base name", "[inspect]") {
   CHECK(base_function("void tiledKernel<16>(const float *, const float *, float *, int, int, int)") == "tiledKernel");
   CHECK(base_function("(anonymous namespace)::relaxKernel(float *, const float *, int)") == "relaxKernel");
   CHECK(base_function("updateKernel") == "updateKernel");
+  CHECK(base_function("void k<(Mode)1>(float *)") == "k");
 }
 
 TEST_CASE("ncu: an H100 run's table read back, and the coalescing metrics computed from it", "[inspect]") {
@@ -171,6 +198,11 @@ TEST_CASE("ncu: an H100 run's table read back, and the coalescing metrics comput
   CHECK(launches[0].function == "addXColsKernel");
   CHECK(launches[0].block == "(32, 8, 1)");
   CHECK(launches[0].metrics.at("dram__bytes_read.sum") == 134224128.0);
+  // Times read in nanoseconds whatever unit ncu printed; the lab metric is in ms.
+  const double ns = launches[0].metrics.at("gpu__time_duration.sum");
+  CHECK(ns > 1e4);
+  CHECK(ns < 1e7);
+  CHECK(*lab_metrics().at("duration").value(launches[0].metrics) == Approx(ns / 1e6));
   const LabMetric& loads = lab_metrics().at("global_load_sectors_per_request");
   const LabMetric& conflicts = lab_metrics().at("shared_bank_conflicts");
   std::map<std::string, const KernelLaunch*> first;
@@ -208,7 +240,13 @@ __device__ float helper(float x) { return x; }
 void naive(const float* A) { tiledKernel<16><<<1, 1>>>(A, nullptr); }
 )";
   const auto names = kernels_defined_in(source);
-  CHECK(names == std::vector<std::string>{"tiledKernel", "relaxKernel", "updateKernel"});
+  CHECK(names == std::vector<std::string>{"tiledKernel", "updateKernel", "relaxKernel"});
+  // Comments name no kernel; __launch_bounds__ before the return type, and nested in it.
+  CHECK(kernels_defined_in("// __global__ kernels run on the device (GPU)\n/* __global__ void old(int) */\n").empty());
+  CHECK(kernels_defined_in("__global__ __launch_bounds__(256) void k1(int n) {}\n"
+                           "__global__ void __launch_bounds__(BLOCK * (2), 1) k2(int n) {}\n"
+                           "namespace s { __global__ void s::k3(int); }\n") ==
+        std::vector<std::string>{"k1", "k2", "k3"});
   // Every lab's starter defines the kernels its handout names (what --profile looks for).
   CHECK_FALSE(kernels_defined_in(grader::read_file(fs::path(WORKBOOK_SOURCE_ROOT) / "labs/matmul-tiled/matmul.cu")).empty());
 }
@@ -244,7 +282,7 @@ TEST_CASE("a metric far worse than the reference's is pointed at, in its own dir
   // The padded transpose without its padding column, beside the reference's (counts as an H100
   // measured them at 4096 x 4096: docs/measurements/coalescing-ncu.txt).
   const KernelLaunch mine = launch("transposePaddedKernel",
-                                   {{"gpu__time_duration.sum", 500000},
+                                   {{"gpu__time_duration.sum", 500000},  // ns
                                     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 16500186},
                                     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
                                     {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 50}});
@@ -293,7 +331,7 @@ TEST_CASE("the profile in a student's feedback: a table per kernel, the referenc
   mine.function = "transposePaddedKernel";
   mine.grid = "(256, 256, 1)";
   mine.block = "(32, 8, 1)";
-  mine.metrics = {{"gpu__time_duration.sum", 1.2},
+  mine.metrics = {{"gpu__time_duration.sum", 1.2e6},  // ns: 1.2 ms
                   {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 16500186},
                   {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0}};
   KernelLaunch theirs = mine;
@@ -305,6 +343,7 @@ TEST_CASE("the profile in a student's feedback: a table per kernel, the referenc
   CHECK(has(md, "### Why is transpose_padded slow? (Nsight Compute)"));
   CHECK(has(md, "**`transposePaddedKernel`** (grid (256, 256, 1), block (32, 8, 1)), beside the reference's `transposePaddedKernel`"));
   CHECK(has(md, "| shared-memory bank conflicts | 16500186 | 62753 | **look here** |"));
+  CHECK(has(md, "| kernel time (ms) | 1.200 | 1.200 |  |"));
   CHECK(has(md, "- *shared-memory bank conflicts*: extra passes"));
   CHECK_FALSE(has(md, "- *kernel time"));  // the time has no reading to give
   // Without the reference (none built, or it failed): "-" in its column, nothing pointed at.

@@ -2,6 +2,9 @@
 
 #include "grader/csv_reader.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -10,7 +13,15 @@ namespace grader::inspect {
 
 std::string base_function(const std::string& kernel) {
   std::string name = std::regex_replace(kernel, std::regex(R"(\(anonymous namespace\))"), "<unnamed>");
-  name = name.substr(0, name.find('('));  // the parameter list
+  // The parameter list: the first '(' outside template arguments ("k<(Mode)1>(float *)").
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    depth += name[i] == '<' ? 1 : name[i] == '>' ? -1 : 0;
+    if (name[i] == '(' && depth <= 0) {
+      name.resize(i);
+      break;
+    }
+  }
   if (!name.empty() && name.back() == '>') {  // trailing template arguments
     int depth = 0;
     for (std::size_t i = name.size(); i-- > 0;) {
@@ -26,10 +37,30 @@ std::string base_function(const std::string& kernel) {
   return name;
 }
 
+namespace {
+
+// Values in the base unit whatever ncu chose to print (it scales them unless --print-units base):
+// times in nanoseconds, sizes in bytes.
+double unit_scale(const std::string& unit) {
+  static const std::map<std::string, double> scale = {
+      {"nsecond", 1}, {"ns", 1}, {"usecond", 1e3}, {"us", 1e3}, {"msecond", 1e6}, {"ms", 1e6}, {"second", 1e9},
+      {"s", 1e9}, {"byte", 1}, {"Kbyte", 1e3}, {"Mbyte", 1e6}, {"Gbyte", 1e9}, {"Tbyte", 1e12},
+      {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+  const auto it = scale.find(unit);
+  return it == scale.end() ? 1.0 : it->second;
+}
+
+}  // namespace
+
 std::vector<KernelLaunch> parse_ncu_csv(const std::string& text) {
   const auto header = text.find("\"ID\",");
   if (header == std::string::npos) throw std::runtime_error("ncu printed no table of metrics");
-  std::istringstream table(text.substr(header));
+  // The table's lines only: ncu's own (==PROF==, ==WARNING==) or the program's may follow it.
+  std::string rows;
+  std::istringstream lines(text.substr(header));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] == '"') rows += line + "\n";
+  std::istringstream table(rows);
   io::CSVReader<7, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in("ncu output", table);
   in.read_header(io::ignore_extra_column, "ID", "Kernel Name", "Block Size", "Grid Size", "Metric Name", "Metric Unit",
                  "Metric Value");
@@ -50,7 +81,7 @@ std::vector<KernelLaunch> parse_ncu_csv(const std::string& text) {
     for (char c : value)
       if (c != ',') digits += c;
     try {
-      launches.back().metrics[metric] = std::stod(digits);
+      launches.back().metrics[metric] = std::stod(digits) * unit_scale(unit);
     } catch (const std::exception&) {  // "n/a": not measurable for this launch
     }
   }
@@ -58,23 +89,50 @@ std::vector<KernelLaunch> parse_ncu_csv(const std::string& text) {
 }
 
 std::vector<std::string> kernels_defined_in(const std::string& source) {
-  // `__global__ void name(`, with __launch_bounds__(...) or other qualifiers between.
-  static const std::regex global(R"(__global__\s+(?:[^;{(]*?\s)?(\w+)\s*\()");
+  // Comments out first: "// __global__ kernels run on the device (GPU)" names no kernel.
+  const std::string code =
+      std::regex_replace(std::regex_replace(source, std::regex(R"(//[^\n]*)"), ""), std::regex(R"(/\*[\s\S]*?\*/)"), "");
   std::vector<std::string> names;
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), global); it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[1];
-    if (name == "__launch_bounds__") continue;
-    bool seen = false;
-    for (const auto& n : names) seen = seen || n == name;
-    if (!seen) names.push_back(name);
-  }
-  // `__global__ void __launch_bounds__(256) name(`: the regex stops at the first '('.
-  static const std::regex bounded(R"(__global__\s+void\s+__launch_bounds__\s*\([^)]*\)\s*(\w+)\s*\()");
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), bounded); it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[1];
-    bool seen = false;
-    for (const auto& n : names) seen = seen || n == name;
-    if (!seen) names.push_back(name);
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = code.find("__global__"); at != std::string::npos; at = code.find("__global__", at + 1)) {
+    if ((at > 0 && ident(code[at - 1])) || (at + 10 < code.size() && ident(code[at + 10]))) continue;
+    // After __global__: qualifiers, the return type, __launch_bounds__(...) anywhere among them,
+    // then the kernel's name and its '('.
+    std::size_t i = at + 10;
+    std::string last;
+    while (i < code.size()) {
+      if (std::isspace(static_cast<unsigned char>(code[i]))) {
+        ++i;
+        continue;
+      }
+      if (ident(code[i])) {
+        std::size_t j = i;
+        while (j < code.size() && (ident(code[j]) || code[j] == ':')) ++j;
+        last = code.substr(i, j - i);
+        i = j;
+        continue;
+      }
+      if (code[i] == '(') {
+        if (last == "__launch_bounds__") {  // skip its arguments, parentheses and all
+          int depth = 0;
+          do {
+            depth += code[i] == '(' ? 1 : code[i] == ')' ? -1 : 0;
+            ++i;
+          } while (i < code.size() && depth > 0);
+          last.clear();
+          continue;
+        }
+        break;
+      }
+      if (code[i] == ';' || code[i] == '{') {  // not a function after all
+        last.clear();
+        break;
+      }
+      ++i;  // '*', '&', '<', ...
+    }
+    if (const auto colons = last.rfind("::"); colons != std::string::npos) last = last.substr(colons + 2);
+    if (!last.empty() && last != "__launch_bounds__" && std::find(names.begin(), names.end(), last) == names.end())
+      names.push_back(last);
   }
   return names;
 }
@@ -132,8 +190,18 @@ LabMetric single(std::string id, std::string label, std::string ncu, std::string
 std::map<std::string, LabMetric> make_metrics() {
   std::map<std::string, LabMetric> all;
   const auto add = [&](LabMetric m) { all.emplace(m.id, std::move(m)); };
-  add(single("duration", "kernel time (ms)", "gpu__time_duration.sum", "{:.3f}", true, 0,
-             "one launch under the profiler, caches flushed; compare with the reference's, not with the graded time"));
+  {
+    LabMetric m{"duration", "kernel time (ms)", {"gpu__time_duration.sum"}, {}, "{:.3f}", true,
+                "one launch under the profiler, caches flushed; compare with the reference's, not with the graded "
+                "time", 0};
+    m.value = [](const Values& v) -> std::optional<double> {
+      const auto ns = get(v, "gpu__time_duration.sum");
+      if (!ns) return std::nullopt;
+      return *ns / 1e6;
+    };
+    add(std::move(m));
+  }
+
   {
     LabMetric m{"global_load_sectors_per_request", "global load sectors per request",
                 {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},

@@ -49,7 +49,7 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   }
   std::vector<std::string> exercises;
   for (const auto& e : config.exercises())
-    if ((o.exercise.empty() || e.name == o.exercise) && config.table().at_path("profile.metrics." + e.name))
+    if ((o.exercise.empty() || e.name == o.exercise) && !profile_metric_ids(config, e.name).empty())
       exercises.push_back(e.name);
   if (!o.exercise.empty() && exercises.empty()) {
     std::cerr << fmt::format("grader: {} has no exercise '{}' with metrics to profile ([profile.metrics] in its "
@@ -58,6 +58,10 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   }
   if (exercises.empty()) {
     std::cerr << "grader: " << o.lab << "'s lab.toml names no metrics to profile ([profile.metrics])\n";
+    return 64;
+  }
+  if (!o.filter.empty()) {
+    std::cerr << "grader: --profile runs each exercise's timed cases: choose one with --exercise, not --filter\n";
     return 64;
   }
   const Tool ncu = find_ncu();
@@ -85,11 +89,18 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
         return 2;
       }
   }
+  for (const auto& program : beside ? std::vector{yours, reference} : std::vector{yours})
+    if (!fs::exists(program)) {
+      std::cerr << program.string() << " does not exist: build it first (cmake --build " << paths.build_root.string()
+                << " --target " << program.filename().string() << ")\n";
+      return 2;
+    }
   std::string why;
   if (workbook::device_count(&why) == 0) {
     std::cerr << "no CUDA GPU is usable here: " << why << '\n';
     return 4;
   }
+  fs::remove(run_dir / "profile-results.jsonl");
   // One timed call per case: the profiler replays each launch for its counters, so more calls
   // add minutes and no information.
   const fs::path once = run_dir / "profile-timing.toml";
@@ -187,9 +198,12 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   if (o.json) {
     std::cout << report.dump(2) << std::endl;
   } else {
+    const bool compared = beside || config.table().at_path("profile.expected");
     std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
-                             look ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
-                                  : "No metric is far from the reference's.");
+                             look       ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
+                             : compared ? "No metric is far from the reference's."
+                                        : "There is no reference here to compare with (no solutions/, and lab.toml gives "
+                                          "no [profile.expected] values): read each value with its line.");
     std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";
   }
   if (failed) return 3;

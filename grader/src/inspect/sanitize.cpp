@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -75,8 +76,10 @@ std::string render(const ToolRun& run, const std::vector<fs::path>& sources) {
   std::string out;
   const std::size_t found = run.distinct_hazards.size();
   std::string verdict;
+  const std::size_t api = run.output.api_errors.size();
   if (run.status == "timed_out" || run.status == "failed") verdict = run.detail;
-  else if (found == 0) verdict = "nothing found";
+  else if (found == 0 && api == 0) verdict = "nothing found";
+  else if (found == 0) verdict = fmt::format("{} failed CUDA call{}", api, api == 1 ? "" : "s");
   else verdict = fmt::format("{} problem{}", found, found == 1 ? "" : "s");
   out += fmt::format("  {:<10} {:<50} {:>7.1f} s   {}\n", run.tool, tool_purpose().at(run.tool), run.seconds, verdict);
   int shown = 0;
@@ -97,6 +100,7 @@ std::string render(const ToolRun& run, const std::vector<fs::path>& sources) {
   }
   if (found == 0 && !run.output.api_errors.empty())
     for (const auto& e : run.output.api_errors) out += "      " + e + "\n";
+  if (found == 0 && run.status == "found" && !run.detail.empty()) out += "      " + run.detail + "\n";
   return out;
 }
 
@@ -179,31 +183,59 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     ToolRun run;
     run.tool = tool;
     ProcessOptions p;
-    p.argv = {sanitizer.path.string()};
+    // The tool's records in a file of their own (--log-file), the program's output in another:
+    // on one pipe, a line the program had not finished would break a record's line.
+    const fs::path log = run_dir / ("sanitize-" + tool + ".log");
+    const fs::path records = run_dir / ("sanitize-" + tool + ".records");
+    p.argv = {sanitizer.path.string(), "--log-file", records.string()};
     for (const auto& a : tool_arguments(tool)) p.argv.push_back(a);
     p.argv.push_back(program.string());
     p.argv.push_back(filter);
     p.set_env = env;
     p.timeout_s = timeout;
-    const fs::path log = run_dir / ("sanitize-" + tool + ".log");
     p.output_file = log;
-    fs::remove(run_dir / "sanitize-results.jsonl");
+    const fs::path results = run_dir / "sanitize-results.jsonl";
+    fs::remove(results);
+    fs::remove(records);
     const ProcessResult r = run_process(p);
     run.seconds = r.seconds;
-    const std::string text = read_file(log);
+    const std::string text = read_file(records);
     run.output = parse_sanitizer_output(tool, text);
     run.distinct_hazards = distinct(run.output.hazards);
     const bool spoke = text.find("=========") != std::string::npos;
+    const bool internal = std::any_of(run.output.notes.begin(), run.output.notes.end(), [](const std::string& n) {
+      return n.find("Internal Sanitizer Error") != std::string::npos;
+    });
+    // The program's own ending: 0 or 1 (Catch2: some case failed) or 70 (it stopped after a
+    // CUDA fault, which the tool's records explain) are normal; anything else is not.
+    const bool program_failed = r.signal != 0 || (r.exit_code != 0 && r.exit_code != 1 && r.exit_code != 70);
+    const bool cases_ran = !read_file(results).empty();
+    const bool found_something = !run.distinct_hazards.empty() || !run.output.api_errors.empty();
     if (r.timed_out) {
       run.status = "timed_out";
       run.detail = fmt::format("stopped after {:.0f} s: narrow it with --exercise or --filter (log: {})", timeout,
                                log.string());
-    } else if (!spoke || r.failed_to_start) {
+    } else if (!spoke || r.failed_to_start || internal) {
       run.status = "failed";
       run.detail = fmt::format("compute-sanitizer did not run the program ({}). Last lines of {}:\n{}", r.describe(),
-                               log.string(), tail_of_file(log, 800));
+                               records.string(), tail_of_file(records, 800) + tail_of_file(log, 800));
+    } else if (found_something) {
+      run.status = "found";
+    } else if (run.output.error_summary > 0) {
+      // It counted errors that no record here explains: its own words, whole.
+      run.status = "found";
+      run.detail = fmt::format("{} errors the grader could not read; the tool's words: {}", run.output.error_summary,
+                               records.string());
+    } else if (program_failed) {
+      run.status = "failed";
+      run.detail = fmt::format("the program ended abnormally ({}), nothing found before. Last lines of {}:\n{}",
+                               r.describe(), log.string(), tail_of_file(log, 800));
+    } else if (!cases_ran) {
+      run.status = "failed";
+      run.detail = fmt::format("no case ran: \"{}\" selects no test of {} (--list-tests shows them)", filter,
+                               program.filename().string());
     } else {
-      run.status = run.distinct_hazards.empty() && run.output.api_errors.empty() ? "clean" : "found";
+      run.status = "clean";
     }
     found = found || run.status == "found";
     unfinished = unfinished || run.status == "timed_out" || run.status == "failed";
@@ -211,8 +243,16 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     runs.push_back(std::move(run));
   }
 
-  const std::string again = fmt::format("WORKBOOK_SEED={} {} --tool {} {} \"{}\"", seed, sanitizer.path.string(),
-                                        tools.front(), program.string(), filter);
+  std::string shown_tool = tools.front();
+  for (const auto& r : runs)
+    if (r.status == "found") {
+      shown_tool = r.tool;
+      break;
+    }
+  std::string options;
+  for (const auto& a : tool_arguments(shown_tool)) options += a + " ";
+  const std::string again = fmt::format("WORKBOOK_SEED={} {} {}{} \"{}\"", seed, sanitizer.path.string(), options,
+                                        program.string(), filter);
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : runs) all.push_back(to_json(r, sources));

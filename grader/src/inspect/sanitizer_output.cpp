@@ -1,7 +1,9 @@
 #include "inspect/sanitizer_output.hpp"
+#include "inspect/ncu_output.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -58,13 +60,12 @@ long hazards_of(const std::string& line) {
   return std::regex_search(line, m, count) ? std::stol(m[1]) : 0;
 }
 
-// A heading that is not a problem of the program's kernels: the banner, the summaries, the
-// tool's own notes.
-bool is_note(const std::string& heading) {
-  for (const char* prefix : {"COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "LEAK SUMMARY",
-                             "Target application returned", "This application", "Warning: Maximum number",
-                             "Warning: Device", "Internal Sanitizer Error"})
-    if (starts_with(heading, prefix)) return true;
+// A heading that names a problem in the program's kernels (or its memory); every other heading
+// is the tool's own note (its banner, summaries, "process didn't terminate successfully", limits).
+bool is_hazard(const std::string& heading) {
+  for (const char* kind : {"Invalid ", "Race reported", "Barrier error", "Divergent thread", "Uninitialized",
+                           "Leaked ", "Misaligned", "Potential ", "hazard detected", "Out-of-range", "Malloc/Free"})
+    if (heading.find(kind) != std::string::npos) return true;
   return false;
 }
 
@@ -117,14 +118,14 @@ SanitizerOutput parse_sanitizer_output(const std::string& tool, const std::strin
     static const std::regex summary(R"(ERROR SUMMARY: (\d+) errors?)");
     std::smatch m;
     if (std::regex_search(heading, m, summary)) out.error_summary = std::stoi(m[1]);
-    if (is_note(heading)) {
-      current = nullptr;
-      if (!starts_with(heading, "COMPUTE-SANITIZER")) out.notes.push_back(heading);
-      continue;
-    }
     if (starts_with(heading, "Program hit ")) {
       current = nullptr;
       out.api_errors.push_back(heading);
+      continue;
+    }
+    if (!is_hazard(heading)) {
+      current = nullptr;
+      if (!starts_with(heading, "COMPUTE-SANITIZER")) out.notes.push_back(heading);
       continue;
     }
     Hazard h;
@@ -168,8 +169,7 @@ std::vector<Hazard> distinct(const std::vector<Hazard>& hazards) {
 
 std::string where(const SourcePlace& place) {
   if (!place.file.empty()) return fmt::format("{}:{}", fs::path(place.file).filename().string(), place.line);
-  const auto paren = place.function.find('(');
-  return place.function.substr(0, paren) + " (no line: build with -lineinfo)";
+  return base_function(place.function) + " (no line: build with -lineinfo)";
 }
 
 std::string source_line(const std::vector<fs::path>& sources, const SourcePlace& place) {
@@ -198,9 +198,13 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 std::string title(const Hazard& h) {
   if (h.heading.find("Race reported") == std::string::npos || h.places.empty()) return h.heading;
   std::string t = "shared-memory race:";
-  for (std::size_t i = 0; i < h.places.size(); ++i)
-    t += fmt::format("{} {} at {}", i ? "," : "", h.places[i].access.empty() ? "access" : h.places[i].access,
-                     where(h.places[i]));
+  std::vector<std::string> seen;
+  for (const auto& p : h.places) {
+    const std::string part = fmt::format("{} at {}", p.access.empty() ? "access" : p.access, where(p));
+    if (std::find(seen.begin(), seen.end(), part) != seen.end()) continue;
+    t += (seen.empty() ? " " : ", ") + part;
+    seen.push_back(part);
+  }
   return t;
 }
 
@@ -208,6 +212,12 @@ std::string explain(const Hazard& h) {
   const std::string& t = h.heading;
   const bool write = contains(t, "write");
   const std::string verb = write ? "writes" : "reads";
+  const bool misaligned = contains(t, "Misaligned") || std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) {
+                            return l.find("is misaligned") != std::string::npos;
+                          });
+  if (misaligned)
+    return fmt::format("{} {} at an address that is not a multiple of the access's size (a float4 or "
+                       "reinterpret_cast to a wider type from an unaligned offset).", thread_words(h), verb);
   if (contains(t, "Race reported") && h.places.size() >= 2) {
     const SourcePlace& a = h.places[0];
     const SourcePlace& b = h.places[1];
@@ -233,9 +243,17 @@ std::string explain(const Hazard& h) {
           "{} {} past the end of {} ({}). A thread outside the data: the threads of the last, partial "
           "block or tile must not load or store (check Row < M && Col < N, or i < n, before the access).",
           thread_words(h), verb, space, h.address);
-    if (contains(h.address, "before the nearest allocation"))
+    if (contains(h.address, "before the nearest allocation")) {
+      // Far before any buffer (more than 1 GB): not an index one off, but a pointer that is no
+      // buffer of this call's.
+      const bool far = std::regex_search(h.address, std::regex(R"(^\d{10,} bytes before)"));
+      if (far)
+        return fmt::format("{} {} through a pointer that points at no buffer of this call ({}): a null pointer, a "
+                           "host pointer passed to the kernel, or a buffer already freed.",
+                           thread_words(h), verb, h.address);
       return fmt::format("{} {} before the start of {} ({}): a negative index, or an offset subtracted twice.",
                          thread_words(h), verb, space, h.address);
+    }
     if (contains(t, "__shared__"))
       return fmt::format("{} {} outside the __shared__ array: its index goes past the array's size (a tile "
                          "declared smaller than the block, or an index from the global position instead of "
@@ -244,9 +262,6 @@ std::string explain(const Hazard& h) {
                        "this call (a host pointer passed to a kernel?) or an index far out of range.",
                        thread_words(h), verb);
   }
-  if (contains(t, "Misaligned"))
-    return fmt::format("{} {} at an address that is not a multiple of the access's size (a float4 or "
-                       "reinterpret_cast to a wider type from an unaligned offset).", thread_words(h), verb);
   if (contains(t, "Uninitialized"))
     return fmt::format("{} reads device memory that nothing wrote: a buffer your code allocated and read "
                        "before filling (cudaMalloc does not zero it: cudaMemset it, or write it first).",
