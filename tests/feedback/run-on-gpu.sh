@@ -27,7 +27,7 @@ CASES=(
   "coalescing|slow-add-x-cols-is-rows|--profile --exercise add_x_cols|1|global load sectors per request +(2[0-9]|3[0-2])\.[0-9] +4\.0 +<- look here"
   "matmul-tiled|reference|--profile --exercise tiled|0|shared-memory loads per FMA"
   "kmeans|slow-privatized-is-all-gpu|--profile --exercise all_gpu_privatized|1|global atomic instructions \\(warp-wide\\) +[0-9]+ +[0-9]+ +<- look here"
-  "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \\(XU\\) pipe busy \\(% of peak\\) +[0-9]+% +[0-9]+% +<- look here"
+  "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \\(XU\\) instructions \\(warp-wide\\) +[0-9.e+]+ +[0-9.e+]+ +<- look here"
 )
 
 # The fixtures, spliced into the references.

@@ -282,10 +282,11 @@ std::map<std::string, LabMetric> make_metrics() {
   add(single("dram_bytes_read", "DRAM bytes read", "dram__bytes_read.sum", "{:.3g}", true, 1e6,
              "every byte read from memory: an input read once is its size; more means re-reads that a cache or "
              "shared memory could save"));
-  add(single("xu_pipe", "SFU (XU) pipe busy (% of peak)", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-             "{:.0f}%", true, 5,
-             "the special-function unit: sqrtf, a division's reciprocal, rsqrtf. It has a quarter of the FP32 "
-             "units' throughput; one rsqrtf instead of sqrtf and two divisions keeps it from being the limit"));
+  add(single("xu_instructions", "SFU (XU) instructions (warp-wide)", "smsp__inst_executed_pipe_xu.sum", "{:.3g}", true,
+             1e4,
+             "instructions on the special-function unit (sqrtf, a division's reciprocal, rsqrtf), which has a "
+             "quarter of the FP32 units' throughput: one rsqrtf a term instead of sqrtf and two divisions uses it "
+             "less"));
   return all;
 }
 
