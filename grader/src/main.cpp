@@ -330,6 +330,10 @@ int main(int argc, char** argv) {
                                                       "(default: lab.toml timeout_s)")
       ->check(positive());
   sanitize_flag->excludes(profile_flag);
+  bool inspect_without_gpu = false;
+  check->add_flag("--run-without-gpu", inspect_without_gpu,
+                  "With --sanitize or --profile: skip the GPU check (the project's CPU tests, with stand-in tools)")
+      ->group("");
 
   try {
     app.parse(argc, argv);
@@ -410,6 +414,7 @@ int main(int argc, char** argv) {
       o.build = !no_build;
       o.json = check_opts.json;
       o.timeout_s = inspect_timeout;
+      o.run_without_gpu = inspect_without_gpu;
       if (check_profile) apply_thresholds(paths, o.lab, o.overrides, false);
       return check_sanitize ? grader::inspect::run_sanitize(paths, o) : grader::inspect::run_profile(paths, o);
     }

@@ -96,10 +96,12 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       return 2;
     }
   std::string why;
-  if (workbook::device_count(&why) == 0) {
+  const bool gpu = workbook::device_count(&why) > 0;
+  if (!gpu && !o.run_without_gpu) {
     std::cerr << "no CUDA GPU is usable here: " << why << '\n';
     return 4;
   }
+  const std::string device = gpu ? device_line() : "none (--run-without-gpu: a test with stand-in tools)";
   fs::remove(run_dir / "profile-results.jsonl");
   // One timed call per case: the profiler replays each launch for its counters, so more calls
   // add minutes and no information.
@@ -134,7 +136,7 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   if (!o.json)
     std::cout << fmt::format("{}: Nsight Compute on {} at the graded size, {}seed {}\nGPU: {}\n", o.lab,
                              o.reference ? "the reference solution" : "your kernels",
-                             beside ? "beside the reference solution's, " : "", seed, device_line());
+                             beside ? "beside the reference solution's, " : "", seed, device);
   nlohmann::json report = {{"lab", o.lab}, {"seed", seed}, {"exercises", nlohmann::json::array()}};
   bool look = false, failed = false;
   double seconds = 0;
@@ -176,10 +178,11 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       }
       jx["kernels"].push_back(jk);
       if (o.json) continue;
-      const std::string other = match ? match->function + " (reference)"
-                                      : beside ? "reference" : "expected (reference, H100)";
-      std::cout << fmt::format("  {:<40} {:>16}   {:>16}\n", launch.function + " (yours)", "grid " + launch.grid, "");
-      std::cout << fmt::format("  {:<40} {:>16}   {:>16}\n", "", "yours", other.substr(0, 28));
+      std::cout << fmt::format("  {} (grid {}, block {}){}\n", launch.function, launch.grid, launch.block,
+                               match && match->function != launch.function
+                                   ? ", beside the reference's " + match->function
+                                   : "");
+      std::cout << fmt::format("  {:<40} {:>16}   {:>16}\n", "", "yours", beside ? "reference" : "expected");
       for (const auto& row : rows) {
         const LabMetric& m = lab_metrics().at(row.id);
         std::string theirs_text = row.reference ? metric_text(m, row.reference)

@@ -159,10 +159,12 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     return 2;
   }
   std::string why;
-  if (workbook::device_count(&why) == 0) {
+  const bool gpu = workbook::device_count(&why) > 0;
+  if (!gpu && !o.run_without_gpu) {
     std::cerr << "no CUDA GPU is usable here: " << why << '\n';
     return 4;
   }
+  const std::string device = gpu ? device_line() : "none (--run-without-gpu: a test with stand-in tools)";
   const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
   std::string overrides;
   for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
@@ -175,7 +177,7 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
       {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
   if (!o.json)
     std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {}, seed {}\nGPU: {}\n\n", o.lab, filter,
-                             o.reference ? "the reference solution" : "your code", seed, device_line());
+                             o.reference ? "the reference solution" : "your code", seed, device);
 
   std::vector<ToolRun> runs;
   bool found = false, unfinished = false;
