@@ -161,6 +161,15 @@ private:
   std::string profile_feedback(const LabReport& report, const fs::path& dir);
   // The reference solution's profile of one exercise, measured once per run; null without one.
   const inspect::Profiled* reference_profile(const std::string& exercise);
+  // A run with the GPU to itself (the gate's exclusive side), as the timed phases have it.
+  ProcessResult run_alone(const ProcessOptions& p) {
+    gate_.lock();
+    struct Unlock {
+      GpuGate& gate;
+      ~Unlock() { gate.unlock(); }
+    } unlock{gate_};
+    return run_process(p);
+  }
   // The repository and the build: shown read-only inside the sandbox even where they live
   // under /tmp, which the sandbox replaces with an empty one.
   std::vector<fs::path> hidden_from_submission() const {
@@ -343,11 +352,6 @@ StudentResult Batch::grade(const Submission& s) {
 
 namespace {
 
-// Each timed case once: the profiler replays every launch for its counters.
-constexpr const char* kProfileTiming =
-    "# grader batch --feedback-profile: one timed call per case\n[timing]\nwarmup = 0\nmin_runs = 1\nmax_runs = 1\n"
-    "budget_s = 0.1\n";
-
 // An exercise whose every other check passed and whose timed cases were too slow.
 bool correct_but_slow(const ExerciseReport& e) {
   bool slow = false;
@@ -367,7 +371,7 @@ const inspect::Profiled* Batch::reference_profile(const std::string& exercise) {
   const fs::path program = inspect::inspect_program(paths_, config_.name(), true);
   if (!paths_.has_reference(config_.name()) || !fs::exists(program)) return nullptr;
   const fs::path timing = o_.out / "profile-timing.toml";
-  write_atomically(timing, kProfileTiming);
+  write_atomically(timing, inspect::kOneCallPerCase);
   std::string overrides = overrides_env();
   overrides += (overrides.empty() ? "" : ":") + fs::absolute(timing).string();
   // The reference is the project's own code: run as it is, not in the sandbox, the GPU alone.
@@ -381,10 +385,7 @@ const inspect::Profiled* Batch::reference_profile(const std::string& exercise) {
     p.output_file = log;
     p.timeout_s = o_.feedback_profile_s;
     p.cancel = &g_interrupted;
-    gate_.lock();
-    const ProcessResult r = run_process(p);
-    gate_.unlock();
-    return r;
+    return run_alone(p);
   };
   std::vector<std::string> ids = inspect::profile_metric_ids(config_, exercise);
   inspect::Profiled profiled = inspect::profile_kernels(
@@ -421,7 +422,7 @@ std::string Batch::profile_feedback(const LabReport& report, const fs::path& dir
                        (dir / "inspect-build.log").string());
   fs::create_directories(run);
   const fs::path timing = run / "profile-timing.toml";
-  write_atomically(timing, kProfileTiming);
+  write_atomically(timing, inspect::kOneCallPerCase);
   std::string overrides = overrides_env();
   overrides += (overrides.empty() ? "" : ":") + timing.string();
 
@@ -454,10 +455,7 @@ std::string Batch::profile_feedback(const LabReport& report, const fs::path& dir
       sr.limits.output_bytes = 16 << 20;
       ProcessOptions p = sandboxed_process(sandbox_, sr);
       p.cancel = &g_interrupted;
-      gate_.lock();
-      const ProcessResult r = run_process(p);
-      gate_.unlock();
-      return r;
+      return run_alone(p);
     };
     std::vector<std::string> ids = inspect::profile_metric_ids(config_, exercise);
     const inspect::Profiled mine =

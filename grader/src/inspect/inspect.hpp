@@ -53,6 +53,20 @@ int run_profile(const Paths& paths, const InspectOptions& options);
 // The inspect program of a lab (the student's, or the reference's with `reference`).
 std::filesystem::path inspect_program(const Paths& paths, const std::string& lab, bool reference);
 
+// What both modes do before a tool runs: refuse what `grader batch` would refuse in the
+// editable files, build `programs` (unless --no-build), check they exist, check for a GPU
+// (unless --run-without-gpu). Returns the exit status when one of those stops it, with the
+// reason printed; else sets `device` to the GPU's line.
+std::optional<int> ready_to_run(const Paths& paths, const LabConfig& config, const InspectOptions& options,
+                                const std::vector<std::filesystem::path>& programs,
+                                const std::filesystem::path& run_dir, std::string& device);
+
+// An override of lab.toml's [timing] with one timed call per case: under the profiler each launch
+// is replayed for its counters, so more calls cost minutes and tell nothing more.
+constexpr const char* kOneCallPerCase =
+    "# one timed call per case, for the profiler (grader/src/inspect/)\n[timing]\nwarmup = 0\nmin_runs = 1\n"
+    "max_runs = 1\nbudget_s = 0.1\n";
+
 // ---- Pieces of --profile that `grader batch --feedback-profile` shares ----------------------
 
 // The metrics lab.toml's [profile.metrics] names for an exercise, the kernel's time first; empty

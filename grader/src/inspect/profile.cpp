@@ -77,37 +77,13 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   const fs::path yours = inspect_program(paths, o.lab, o.reference);
   const fs::path reference = inspect_program(paths, o.lab, true);
 
-  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty()) {
-    std::cerr << refused << '\n';
-    return 2;
-  }
-  if (o.build) {
-    if (!o.json) std::cerr << "building " << yours.filename().string() << (beside ? " and the reference's" : "") << " ...\n";
-    for (const auto& program : beside ? std::vector{yours, reference} : std::vector{yours})
-      if (const auto errors = build_target(paths, program.filename().string(), run_dir / "inspect-build.log")) {
-        std::cerr << "does not compile:\n" << *errors << '\n';
-        return 2;
-      }
-  }
-  for (const auto& program : beside ? std::vector{yours, reference} : std::vector{yours})
-    if (!fs::exists(program)) {
-      std::cerr << program.string() << " does not exist: build it first (cmake --build " << paths.build_root.string()
-                << " --target " << program.filename().string() << ")\n";
-      return 2;
-    }
-  std::string why;
-  const bool gpu = workbook::device_count(&why) > 0;
-  if (!gpu && !o.run_without_gpu) {
-    std::cerr << "no CUDA GPU is usable here: " << why << '\n';
-    return 4;
-  }
-  const std::string device = gpu ? device_line() : "none (--run-without-gpu: a test with stand-in tools)";
+  std::string device;
+  if (const auto stop = ready_to_run(paths, config, o, beside ? std::vector{yours, reference} : std::vector{yours},
+                                     run_dir, device))
+    return *stop;
   fs::remove(run_dir / "profile-results.jsonl");
-  // One timed call per case: the profiler replays each launch for its counters, so more calls
-  // add minutes and no information.
   const fs::path once = run_dir / "profile-timing.toml";
-  std::ofstream(once) << "# grader check --profile: one timed call per case\n[timing]\nwarmup = 0\nmin_runs = 1\n"
-                         "max_runs = 1\nbudget_s = 0.1\n";
+  std::ofstream(once) << kOneCallPerCase;
   std::string overrides;
   for (const auto& p : o.overrides) overrides += fs::absolute(p).string() + ":";
   overrides += once.string();

@@ -142,29 +142,8 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
   std::vector<fs::path> sources;
   for (const auto& f : config.files()) sources.push_back(code_dir / f);
 
-  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty()) {
-    std::cerr << refused << '\n';
-    return 2;
-  }
-  if (o.build) {
-    if (!o.json) std::cerr << "building " << program.filename().string() << " ...\n";
-    if (const auto errors = build_target(paths, program.filename().string(), run_dir / "inspect-build.log")) {
-      std::cerr << "does not compile:\n" << *errors << '\n';
-      return 2;
-    }
-  }
-  if (!fs::exists(program)) {
-    std::cerr << program.string() << " does not exist: build it first (cmake --build " << paths.build_root.string()
-              << " --target " << program.filename().string() << ")\n";
-    return 2;
-  }
-  std::string why;
-  const bool gpu = workbook::device_count(&why) > 0;
-  if (!gpu && !o.run_without_gpu) {
-    std::cerr << "no CUDA GPU is usable here: " << why << '\n';
-    return 4;
-  }
-  const std::string device = gpu ? device_line() : "none (--run-without-gpu: a test with stand-in tools)";
+  std::string device;
+  if (const auto stop = ready_to_run(paths, config, o, {program}, run_dir, device)) return *stop;
   const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
   std::string overrides;
   for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
