@@ -95,6 +95,7 @@ function(workbook_add_lab lab)
       endif()
       add_executable(${inspect} ${PROJECT_SOURCE_DIR}/grader/src/test_program_info.cpp)
       target_compile_definitions(${inspect} PRIVATE
+        WORKBOOK_INSPECT_PROGRAM
         WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"
         WORKBOOK_SOURCE_DIR="${code_dir}")
       target_include_directories(${inspect} PRIVATE ${lab_dir} ${CMAKE_CURRENT_SOURCE_DIR})

@@ -23,11 +23,11 @@ CASES=(
   "matmul-tiled|tiled-last-tile-out-of-bounds|--sanitize --exercise tiled --tool memcheck|1|matmul\.cu:[0-9]+: Invalid __global__ write.*past the end"
   "coalescing|racy-transpose-no-barrier|--sanitize --exercise transpose_tiled --tool racecheck|1|shared-memory race: .*coalescing\.cu:[0-9]+"
   "coalescing|reference|--profile --exercise transpose_padded|0|shared-memory bank conflicts"
-  "coalescing|transpose-padded-without-padding|--profile --exercise transpose_padded|1|shared-memory bank conflicts +[0-9]+ +[0-9]+ +<- look here"
+  "coalescing|transpose-padded-without-padding|--profile --exercise transpose_padded|1|shared-memory bank conflicts +[0-9.]+[MG]? +[0-9.]+[MG]? +<- look here"
   "coalescing|slow-add-x-cols-is-rows|--profile --exercise add_x_cols|1|global load sectors per request +(2[0-9]|3[0-2])\.[0-9] +4\.0 +<- look here"
   "matmul-tiled|reference|--profile --exercise tiled|0|shared-memory loads per FMA"
-  "kmeans|slow-privatized-is-all-gpu|--profile --exercise all_gpu_privatized|1|global atomic instructions \\(warp-wide\\) +[0-9]+ +[0-9]+ +<- look here"
-  "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \\(XU\\) instructions \\(warp-wide\\) +[0-9.e+]+ +[0-9.e+]+ +<- look here"
+  "kmeans|slow-privatized-is-all-gpu|--profile --exercise all_gpu_privatized|1|global atomic instructions \\(warp-wide\\) +[0-9.]+[MG]? +[0-9.]+[MG]? +<- look here"
+  "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \\(XU\\) instructions \\(warp-wide\\) +[0-9.]+[MG]? +[0-9.]+[MG]? +<- look here"
 )
 
 # The fixtures, spliced into the references.
@@ -39,7 +39,8 @@ for lab in matmul-tiled coalescing kmeans particle-storm; do
   mkdir -p "$work/saved/$lab" && cp -p labs/$lab/*.cu "$work/saved/$lab/"
 done
 restore() {
-  for lab in matmul-tiled coalescing kmeans particle-storm; do cp -p "$work/saved/$lab/"*.cu labs/$lab/; done
+  local saved
+  for saved in matmul-tiled coalescing kmeans particle-storm; do cp -p "$work/saved/$saved/"*.cu labs/$saved/; done
 }
 trap 'restore; rm -rf "$work"' EXIT
 

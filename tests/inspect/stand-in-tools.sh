@@ -107,7 +107,7 @@ status=$?
 set -e
 cat "$work/profile.txt"
 [ $status = 1 ] || fail "--profile exited $status, not 1 (a metric far from the reference's)"
-grep -Eq "shared-memory bank conflicts +16500186 +62753 +<- look here" "$work/profile.txt" || fail "the conflicts' row"
+grep -Eq "shared-memory bank conflicts +16\.5M +62753 +<- look here" "$work/profile.txt" || fail "the conflicts' row"
 grep -Eq "kernel time \(ms\) +0\.125 +0\.125" "$work/profile.txt" || fail "the time, in ms"
 grep -Eq "global load sectors per request +4\.0 +4\.0 *$" "$work/profile.txt" || fail "the sectors' row"
 grep -Eq -- "--kernel-name regex:\^\([a-zA-Z|]*transposePaddedKernel[a-zA-Z|]*\)\\$ " "$work/ncu-calls.txt" \

@@ -85,7 +85,7 @@ TEST_CASE("racecheck: the two lines of a race, its hazards counted, a missing ba
   REQUIRE(out.hazards.size() == 1);
   const Hazard& h = out.hazards[0];
   CHECK(h.severity == "error");
-  REQUIRE(h.places.size() == 3);
+  REQUIRE(h.places.size() == 2);  // the two reads at line 16 (two instructions) are one place
   CHECK(h.places[0].access == "Write");
   CHECK(h.places[0].line == 14);
   CHECK(h.places[1].access == "Read");
@@ -96,6 +96,30 @@ TEST_CASE("racecheck: the two lines of a race, its hazards counted, a missing ba
   CHECK(has(why, "__syncthreads()"));
   CHECK(out.notes.size() == 1);  // the summary, not a hazard
   CHECK(title(h) == "shared-memory race: Write at matmul.cu:14, Read at matmul.cu:16");  // each place once
+}
+
+TEST_CASE("racecheck: one race at the same lines is one problem, whatever the order and the instance", "[inspect]") {
+  // As the H100's racecheck printed a transpose without its barrier: the same two lines in
+  // several records, their sides in either order, and (matmul) in each TILE_WIDTH's instance.
+  const std::string text = std::string(kRacecheck) +
+      "========= Error: Race reported between Read access at void tiledKernel<32>(const float *, const float *, "
+      "float *, int, int, int)+0x3c0 in /w/labs/matmul-tiled/matmul.cu:16\n"
+      "=========     and Write access at void tiledKernel<32>(const float *, const float *, float *, int, int, "
+      "int)+0x200 in /w/labs/matmul-tiled/matmul.cu:14 [100 hazards]\n"
+      "=========\n"
+      "========= Error: Race reported between Write access at void tiledKernel<16>(const float *, const float *, "
+      "float *, int, int, int)+0x1e0 in /w/labs/matmul-tiled/matmul.cu:13\n"
+      "=========     and Read access at void tiledKernel<16>(const float *, const float *, float *, int, int, "
+      "int)+0x2a0 in /w/labs/matmul-tiled/matmul.cu:16 [7 hazards]\n"
+      "=========\n";
+  const auto out = parse_sanitizer_output("racecheck", text);
+  REQUIRE(out.hazards.size() == 3);
+  const auto merged = distinct(out.hazards);
+  REQUIRE(merged.size() == 2);  // lines 14 and 16, then lines 13 and 16
+  CHECK(merged[0].count == 8192 + 100);
+  CHECK(title(merged[0]) == "shared-memory race: Write at matmul.cu:14, Read at matmul.cu:16");
+  CHECK(merged[1].count == 7);
+  CHECK(title(merged[1]) == "shared-memory race: Write at matmul.cu:13, Read at matmul.cu:16");
 }
 
 TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]") {
@@ -342,13 +366,13 @@ TEST_CASE("the profile in a student's feedback: a table per kernel, the referenc
   const std::string md = profile_markdown("transpose_padded", ids, yours, &reference);
   CHECK(has(md, "### Why is transpose_padded slow? (Nsight Compute)"));
   CHECK(has(md, "**`transposePaddedKernel`** (grid (256, 256, 1), block (32, 8, 1)), beside the reference's `transposePaddedKernel`"));
-  CHECK(has(md, "| shared-memory bank conflicts | 16500186 | 62753 | **look here** |"));
+  CHECK(has(md, "| shared-memory bank conflicts | 16.5M | 62753 | **look here** |"));
   CHECK(has(md, "| kernel time (ms) | 1.200 | 1.200 |  |"));
   CHECK(has(md, "- *shared-memory bank conflicts*: extra passes"));
   CHECK_FALSE(has(md, "- *kernel time"));  // the time has no reading to give
   // Without the reference (none built, or it failed): "-" in its column, nothing pointed at.
   const std::string alone = profile_markdown("transpose_padded", ids, yours, nullptr);
-  CHECK(has(alone, "| shared-memory bank conflicts | 16500186 | - |  |"));
+  CHECK(has(alone, "| shared-memory bank conflicts | 16.5M | - |  |"));
   // A profile that failed says why, once.
   const std::string failed = profile_markdown("transpose_padded", ids, Profiled{{}, "ncu stopped at its time limit", 0}, &reference);
   CHECK(has(failed, "Not profiled: ncu stopped at its time limit"));

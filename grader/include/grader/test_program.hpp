@@ -10,4 +10,10 @@ extern const char* const lab_toml;    // the lab's lab.toml
 extern const char* const source_dir;  // the folder of the sources under test
 extern const char* const runner;      // the runner program, or "" when the code is linked in
 
+// True in inspect-<lab> and inspect-reference-<lab>, the programs `grader check --sanitize` and
+// `--profile` run under compute-sanitizer and Nsight Compute. They grade nothing, and leave out
+// the largest correctness shapes: under racecheck one of them takes minutes, and what the tools
+// find there (a missing barrier, a partial tile's bounds) shows on the smaller shapes too.
+extern const bool inspecting;
+
 }  // namespace grading::program

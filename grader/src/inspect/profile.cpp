@@ -134,6 +134,7 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       failed = true;
       if (!o.json) std::cout << "  " << mine.failure << '\n';
     }
+    std::set<std::string> read;  // metrics whose reading is shown: once an exercise, under its first row
     for (std::size_t k = 0; k < mine.launches.size(); ++k) {
       const KernelLaunch& launch = mine.launches[k];
       const KernelLaunch* match = matching_kernel(launch, k, theirs.launches);
@@ -166,8 +167,7 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
                                                  : "-";
         std::cout << fmt::format("    {:<38} {:>16}   {:>16}{}\n", m.label, metric_text(m, row.yours), theirs_text,
                                  row.look_here ? "   <- look here" : "");
-        if (row.look_here || row.id != "duration")
-          std::cout << fmt::format("      {}\n", m.reading);
+        if (row.id != "duration" && read.insert(row.id).second) std::cout << fmt::format("      {}\n", m.reading);
       }
     }
     if (!theirs.failure.empty() && !o.json) std::cout << "  (the reference could not be profiled: " << theirs.failure << ")\n";

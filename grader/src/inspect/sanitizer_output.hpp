@@ -43,8 +43,9 @@ struct SanitizerOutput {
 // lines between them are ignored).
 SanitizerOutput parse_sanitizer_output(const std::string& tool, const std::string& text);
 
-// Records that differ only in thread and block (the same access by many threads) become one,
-// their counts added, in the order first seen.
+// Records of the same problem at the same lines become one, their counts added, in the order first
+// seen: the same access by many threads, in several instances of a template, or (a race) with
+// its two sides named in either order.
 std::vector<Hazard> distinct(const std::vector<Hazard>& hazards);
 
 // The record's title for a list: the tool's heading, or for a race "shared-memory race: Write at
