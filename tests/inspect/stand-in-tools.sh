@@ -113,4 +113,23 @@ grep -Eq "global load sectors per request +4\.0 +4\.0 *$" "$work/profile.txt" ||
 grep -Eq -- "--kernel-name regex:\^\([a-zA-Z|]*transposePaddedKernel[a-zA-Z|]*\)\\$ " "$work/ncu-calls.txt" \
   || fail "the kernels' regex: $(cat "$work/ncu-calls.txt")"
 grep -q "inspect-reference-coalescing \[transpose_padded\]\[performance\]" "$work/ncu-calls.txt" || fail "the reference's run"
+# --profile where there is no reference to run beside (a student's workbook): the ranges of
+# lab.toml's [profile.expected.<exercise>.<kernel>], by the kernel's name. The reference's own
+# kernels (62,753 conflicts) against a range they are far above: pointed at, exit 1.
+cat > "$work/expected.toml" <<'TOML'
+[profile.expected.transpose_padded.transposePaddedKernel]
+shared_bank_conflicts = [0, 1000]
+global_load_sectors_per_request = [3.9, 4.1]
+TOML
+set +e
+WORKBOOK_NCU="$work/bin/ncu" "$grader" check coalescing --profile --exercise transpose_padded --reference \
+  --config "$work/expected.toml" --run-without-gpu --no-build > "$work/expected.txt" 2>&1
+status=$?
+set -e
+cat "$work/expected.txt"
+[ $status = 1 ] || fail "--profile against [profile.expected] exited $status, not 1"
+grep -Eq "yours +expected" "$work/expected.txt" || fail "the expected column's heading"
+grep -Eq "shared-memory bank conflicts +62753 +0 to 1000 +<- look here" "$work/expected.txt" || fail "the conflicts against their range"
+grep -Eq "global load sectors per request +4\.0 +3\.9 to 4\.1 *$" "$work/expected.txt" || fail "the sectors in their range"
+grep -Eq "kernel time \(ms\) +0\.125 +- *$" "$work/expected.txt" || fail "a metric with no range"
 echo "stand-in tools: --sanitize and --profile said what they must"

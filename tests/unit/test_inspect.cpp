@@ -296,6 +296,43 @@ TEST_CASE("every lab's [profile.metrics] names its exercises and metrics the gra
   CHECK(named >= 20);
 }
 
+TEST_CASE("every lab's [profile.expected] ranges are of its exercises' metrics and kernels", "[inspect]") {
+  // What a student's workbook (no solutions/) shows beside each kernel: a range for each metric
+  // the exercise profiles but its time, for every kernel the reference's profile showed.
+  int ranges = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(WORKBOOK_SOURCE_ROOT) / "labs")) {
+    if (!fs::exists(entry.path() / "lab.toml")) continue;
+    const auto config = grader::LabConfig::load(entry.path() / "lab.toml");
+    INFO(entry.path().filename().string());
+    const auto* metrics = config.table().at_path("profile.metrics").as_table();
+    const auto* expected = config.table().at_path("profile.expected").as_table();
+    REQUIRE(metrics);
+    REQUIRE(expected);
+    for (const auto& [exercise, list] : *metrics) {
+      INFO(std::string(exercise.str()));
+      const auto* kernels = (*expected)[exercise].as_table();
+      REQUIRE(kernels);
+      REQUIRE(kernels->size() >= 1);
+      for (const auto& [kernel, values] : *kernels) {
+        INFO(std::string(kernel.str()));
+        REQUIRE(values.as_table());
+        for (const auto& id : *list.as_array()) {
+          const auto* range = (*values.as_table())[id.value_or(std::string())].as_array();
+          REQUIRE(range);
+          REQUIRE(range->size() == 2);
+          const double lo = (*range)[0].value<double>().value_or(-1), hi = (*range)[1].value<double>().value_or(-1);
+          CHECK(0 <= lo);
+          CHECK(lo <= hi);
+          ++ranges;
+        }
+        CHECK(values.as_table()->size() == list.as_array()->size());  // no metric the exercise does not profile
+      }
+    }
+    for (const auto& [exercise, kernels] : *expected) CHECK((*metrics)[exercise]);  // no exercise it does not profile
+  }
+  CHECK(ranges >= 100);
+}
+
 TEST_CASE("a metric far worse than the reference's is pointed at, in its own direction", "[inspect]") {
   const auto launch = [](const std::string& function, std::map<std::string, double> metrics) {
     KernelLaunch k;

@@ -886,7 +886,7 @@ TEST_CASE("update: every cell gets every particle's energy", "[update][correctne
       ++index;
       continue;
     }
-    for (int repeat = 0; repeat < (is_large(s.layer_size, s.particles) ? 1 : 2); ++repeat)
+    for (int repeat = 0; repeat < (is_large(s.layer_size, s.particles) || grading::program::inspecting ? 1 : 2); ++repeat)
       GRADE_CASE("update", "correctness", update_name(s, repeat),
                  [&](CaseResult& r) { run_update(s, index, repeat, r); });
     ++index;

@@ -28,11 +28,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// lab.toml: [profile.expected.<exercise>] <metric> = [low, high]: what the reference measured,
-// shown where solutions/ is not (a student's workbook).
+// lab.toml: [profile.expected.<exercise>.<kernel>] <metric> = [low, high]: what the reference's
+// kernel of that name measured, shown where solutions/ is not (a student's workbook). A kernel
+// the table does not name (the student renamed it) takes the exercise's only kernel's, if it has
+// one kernel; else it has no expected values.
 std::optional<std::pair<double, double>> expected_of(const LabConfig& config, const std::string& exercise,
-                                                     const std::string& metric) {
-  const auto* range = config.table().at_path("profile.expected." + exercise + "." + metric).as_array();
+                                                     const std::string& kernel, const std::string& metric) {
+  const auto* kernels = config.table().at_path("profile.expected." + exercise).as_table();
+  if (!kernels) return std::nullopt;
+  const toml::table* values = (*kernels)[kernel].as_table();
+  if (!values && kernels->size() == 1) values = kernels->begin()->second.as_table();
+  if (!values) return std::nullopt;
+  const auto* range = (*values)[metric].as_array();
   if (!range || range->size() != 2) return std::nullopt;
   const auto lo = (*range)[0].value<double>(), hi = (*range)[1].value<double>();
   if (!lo || !hi) return std::nullopt;
@@ -139,7 +146,7 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       const KernelLaunch& launch = mine.launches[k];
       const KernelLaunch* match = matching_kernel(launch, k, theirs.launches);
       const auto rows = compare_launch(ids, launch, match, [&](const std::string& id) {
-        return beside ? std::nullopt : expected_of(config, exercise, id);
+        return beside ? std::nullopt : expected_of(config, exercise, launch.function, id);
       });
       for (const auto& row : rows) look = look || row.look_here;
       nlohmann::json jk = {{"function", launch.function}, {"kernel", launch.kernel}, {"grid", launch.grid},
@@ -179,8 +186,11 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   } else {
     const bool compared = beside || config.table().at_path("profile.expected");
     std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
-                             look       ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
-                             : compared ? "No metric is far from the reference's."
+                             look && beside ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
+                             : look         ? "\"<- look here\": yours is at least 1.5x worse than the expected range's "
+                                              "end there (the reference's values on the GPU lab.toml names)."
+                             : beside       ? "No metric is far from the reference's."
+                             : compared     ? "No metric is far from its expected range."
                                         : "There is no reference here to compare with (no solutions/, and lab.toml gives "
                                           "no [profile.expected] values): read each value with its line.");
     std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";

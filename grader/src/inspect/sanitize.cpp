@@ -155,8 +155,8 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
       {"WORKBOOK_OVERRIDES", overrides},
       {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
   if (!o.json)
-    std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {} (all but the largest shapes: under the "
-                             "tools they take minutes), seed {}\nGPU: {}\n\n",
+    std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {} (each shape once, the largest left "
+                             "out: under the tools they take minutes), seed {}\nGPU: {}\n\n",
                              o.lab, filter, o.reference ? "the reference solution" : "your code", seed, device);
 
   std::vector<ToolRun> runs;
