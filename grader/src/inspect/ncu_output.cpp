@@ -254,7 +254,8 @@ std::map<std::string, LabMetric> make_metrics() {
   }
   add(single("fp32_pipe", "FMA pipe busy (% of peak)", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
              "{:.0f}%", false, 5,
-             "how much of the time the FP32 units worked: the higher, the closer to the GPU's arithmetic limit"));
+             "how busy the FMA pipe was: FP32 adds, multiplies and FMAs, and also the integer multiply-adds "
+             "(IMAD) of index arithmetic; for the same useful work, the higher, the closer to the arithmetic limit"));
   add(single("registers", "registers per thread", "launch__registers_per_thread", "{:.0f}", true, 8,
              "more registers hold more of a thread's tile, but fewer warps fit on an SM (occupancy)"));
   add(single("local_bytes", "local-memory bytes stored (spills)", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
