@@ -49,7 +49,7 @@ std::string Comparison::describe(const std::string& name) const {
   out.precision(9);
   out << name << '[' << row << "][" << col << "]: expected " << expected << ", got " << got;
   if (first_unwritten) out << " (never written)";
-  else if (std::isnan(got)) out << " (a NaN your code computed, not the poison of an unwritten element)";
+  else if (std::isnan(got)) out << " (" << kComputedNan << ")";
   out << "; " << wrong << " of " << checked << " elements wrong";
   return out.str();
 }

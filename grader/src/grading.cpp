@@ -1,6 +1,7 @@
 #include "grader/grading.hpp"
 
 #include "remote/call.hpp"
+#include "workbook/compare.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stats.hpp"
@@ -230,7 +231,13 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     } else {
       body(r);
       t.crashes_in_a_row = 0;
-      if (r.outcome == grader::Outcome::Incorrect && kind == "correctness" && !hidden) run_again(r, body, t);
+      if (r.outcome == grader::Outcome::Incorrect && kind == "correctness" && !hidden) {
+        run_again(r, body, t);
+        if (r.metrics.value("deterministic", false) && r.detail.find(workbook::kComputedNan) != std::string::npos)
+          r.detail += "\nA NaN computed from memory nothing wrote? Outputs and scratch buffers start as NaN, so "
+                      "reading one before writing it (+= or a beta * term on the output) gives NaN, and so can a "
+                      "read past the end of an input. To find such a read: " + sanitize_command(exercise, "memcheck");
+      }
     }
   } catch (const remote::CallFailed& e) {
     // The student's code failed in the runner: this case is charged, and nothing else (a crash

@@ -4,6 +4,7 @@
 #include "grader/grading.hpp"
 #include "grader/results.hpp"
 #include "remote/call.hpp"
+#include "workbook/compare.hpp"
 
 #include <cstdlib>
 #include <string>
@@ -128,6 +129,36 @@ TEST_CASE("a correctness case that fails differently on a second run is named a 
     r.outcome = Outcome::Incorrect;
   });
   CHECK(once == 2);
+}
+
+// A wrong element that is a NaN the code computed (not the poison's bits) came from memory
+// nothing wrote: the report says so and names the tool that finds an out-of-bounds read. Not for
+// a race (its own hint), nor for a plain wrong value.
+TEST_CASE("a computed NaN names the reads of unwritten memory and memcheck", "[grading][race]") {
+  init_once();
+  const std::string nan = std::string("C[0][0]: expected 3, got nan (") + workbook::kComputedNan +
+                          "); 561 of 561 elements wrong";
+  const auto epilogue = grading::run_case("tiled", "correctness", "beta * C", [&](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = nan;
+  });
+  CHECK(epilogue.detail.rfind(nan + "\nA NaN computed from memory nothing wrote?", 0) == 0);
+  CHECK(epilogue.detail.find("+= or a beta * term on the output") != std::string::npos);
+  CHECK(epilogue.detail.find("--sanitize --exercise tiled --tool memcheck") != std::string::npos);
+
+  int calls = 0;
+  const auto racy = grading::run_case("tiled", "correctness", "racy nan", [&](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = nan + (calls++ ? " again" : "");
+  });
+  CHECK(racy.detail.find("NOT DETERMINISTIC") != std::string::npos);
+  CHECK(racy.detail.find("A NaN computed from memory") == std::string::npos);
+
+  const auto plain = grading::run_case("tiled", "correctness", "plain", [&](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "C[0][0]: expected 3, got 4; 1 of 561 elements wrong";
+  });
+  CHECK(plain.detail == "C[0][0]: expected 3, got 4; 1 of 561 elements wrong");
 }
 
 // The second run of a failed case that never finishes skips the exercise's later cases, as a

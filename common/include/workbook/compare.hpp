@@ -37,6 +37,11 @@ struct Comparison {
   std::string describe(const std::string& name = "C") const;
 };
 
+// What describe() says of a wrong element that is a NaN other than the poison: the code read
+// memory nothing wrote (a poisoned output or scratch buffer, or past the end of an input) and
+// computed with it, or divided zero by zero.
+inline constexpr const char* kComputedNan = "a NaN your code computed, not the poison of an unwritten element";
+
 // Compares a rows x cols row-major matrix (use rows = 1 for a vector).
 Comparison compare(const float* got, const double* expected, std::size_t rows, std::size_t cols,
                    Tolerance tol);
