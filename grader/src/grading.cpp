@@ -28,6 +28,7 @@ struct Context {
   std::uint64_t seed = 0;
   std::optional<grader::ResultsWriter> results;
   std::filesystem::path source_dir;
+  bool fewer_cases = false;
 };
 std::unique_ptr<Context> g_context;
 
@@ -51,6 +52,7 @@ void init(const Defaults& defaults) {
   for (std::string path; std::getline(list, path, ':');)
     if (!path.empty()) overrides.emplace_back(path);
   ctx->config = grader::LabConfig::load(toml.empty() ? defaults.lab_toml : std::filesystem::path(toml), overrides);
+  ctx->fewer_cases = defaults.inspecting && env("WORKBOOK_FEWER_CASES") == "1";
 
   const std::string seed = env("WORKBOOK_SEED");
   ctx->seed = seed.empty() ? workbook::fresh_seed() : std::stoull(seed);
@@ -96,6 +98,8 @@ workbook::ContestOptions contest_options() {
 }
 
 bool leaderboard_tiers() { return !env("WORKBOOK_LEADERBOARD_TIERS").empty(); }
+
+bool fewer_cases() { return context().fewer_cases; }
 
 void record_leaderboard(const std::string& exercise, const std::string& entry, const workbook::ContestResult& r) {
   nlohmann::json j = {{"exercise", exercise}, {"entry", entry}, {"seed", seed()}, {"samples", r.samples},

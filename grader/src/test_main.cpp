@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    grading::init({grading::program::lab_toml, grading::program::source_dir});
+    grading::init({grading::program::lab_toml, grading::program::source_dir, grading::program::inspecting});
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;

@@ -28,7 +28,7 @@ log=; tool=memcheck; args=("\$@")
 for ((i = 0; i < \${#args[@]}; i++)); do
   case "\${args[i]}" in --log-file) log=\${args[i+1]};; --tool) tool=\${args[i+1]};; esac
 done
-echo "\$*" >> "$work/sanitizer-calls.txt"
+echo "\$* FEWER=\${WORKBOOK_FEWER_CASES:-}" >> "$work/sanitizer-calls.txt"
 echo '{"exercise":"tiled","kind":"correctness","case":"stand-in","outcome":"passed"}' >> "\$WORKBOOK_RESULTS"
 {
   echo "========= COMPUTE-SANITIZER"
@@ -37,6 +37,17 @@ echo '{"exercise":"tiled","kind":"correctness","case":"stand-in","outcome":"pass
     echo "=========     and Read access at void tiledKernel<16>(const float *, const float *, float *, int, int, int)+0x2a0 in $root/labs/matmul-tiled/matmul.cu:$read_line [6144 hazards]"
     echo "========="
     echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+  elif [ "\$tool" = memcheck ] && [ -n "\${STANDIN_MANY:-}" ]; then
+    # As many records as --print-limit lets through: the count is a lower bound.
+    for ((t = 0; t < 200; t++)); do
+      echo "========= Invalid __global__ write of size 4 bytes"
+      echo "=========     at void tiledKernel<16>(const float *, const float *, float *, int, int, int)+0x3a0 in $root/labs/matmul-tiled/matmul.cu:$write_line"
+      echo "=========     by thread (\$t,0,0) in block (1,0,0)"
+      echo "=========     Access at 0x7f0000002510 is out of bounds"
+      echo "=========     and is 16 bytes after the nearest allocation at 0x7f0000000000 of size 9,472 bytes"
+      echo "========="
+    done
+    echo "========= ERROR SUMMARY: 200 errors"
   else
     echo "========= ERROR SUMMARY: 0 errors"
   fi
@@ -80,7 +91,24 @@ grep -q "a barrier is missing\|A barrier is missing" "$work/sanitize.txt" || fai
 grep -q -- "--log-file .*--tool racecheck .*inspect-matmul-tiled \[tiled\]\[correctness\]" "$work/sanitizer-calls.txt" \
   || fail "the racecheck call: $(cat "$work/sanitizer-calls.txt")"
 grep -q -- "--tool memcheck .*--padding 256" "$work/sanitizer-calls.txt" || fail "memcheck without its padding"
-grep -q "WORKBOOK_SEED=7 .*--tool racecheck" "$work/sanitize.txt" || fail "the rerun line names the tool that found it"
+grep -q "WORKBOOK_SEED=7 WORKBOOK_FEWER_CASES=1 .*--tool racecheck" "$work/sanitize.txt" \
+  || fail "the rerun line names the tool that found it, with racecheck's smaller case set"
+# Racecheck alone runs the smaller case set (grading::fewer_cases()); memcheck and synccheck all.
+grep -q -- "--tool racecheck .* FEWER=1$" "$work/sanitizer-calls.txt" || fail "racecheck without WORKBOOK_FEWER_CASES=1"
+grep -q -- "--tool memcheck .* FEWER=$" "$work/sanitizer-calls.txt" || fail "memcheck with the smaller case set"
+grep -q "racecheck runs each shape once, without the largest" "$work/sanitize.txt" || fail "the header's note on racecheck"
+
+# A listing cut at --print-limit: the count is "or more".
+set +e
+STANDIN_MANY=1 WORKBOOK_COMPUTE_SANITIZER="$work/bin/compute-sanitizer" "$grader" check matmul-tiled --sanitize \
+  --exercise tiled --tool memcheck --run-without-gpu --no-build > "$work/many.txt" 2>&1
+status=$?
+set -e
+cat "$work/many.txt"
+[ $status = 1 ] || fail "--sanitize with 200 records exited $status"
+grep -q "matmul.cu:$write_line: Invalid __global__ write of size 4 bytes (200 times or more)" "$work/many.txt" \
+  || fail "a count at the print limit is not a lower bound"
+grep -q "racecheck runs each shape once" "$work/many.txt" && fail "the racecheck note without racecheck"
 
 # --json: the same findings for a script.
 set +e

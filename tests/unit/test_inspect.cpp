@@ -8,6 +8,7 @@
 #include "grader/files.hpp"
 #include "grader/lab_config.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -120,6 +121,18 @@ TEST_CASE("racecheck: one race at the same lines is one problem, whatever the or
   CHECK(title(merged[0]) == "shared-memory race: Write at matmul.cu:14, Read at matmul.cu:16");
   CHECK(merged[1].count == 7);
   CHECK(title(merged[1]) == "shared-memory race: Write at matmul.cu:13, Read at matmul.cu:16");
+}
+
+TEST_CASE("racecheck: two threads writing one element at one line", "[inspect]") {
+  // Both sides are the same line: one place, and the explanation still says what it is.
+  const auto out = parse_sanitizer_output(
+      "racecheck",
+      "========= Error: Race reported between Write access at void k(float *)+0x100 in /w/labs/x/x.cu:9\n"
+      "=========     and Write access at void k(float *)+0x100 in /w/labs/x/x.cu:9 [64 hazards]\n");
+  REQUIRE(out.hazards.size() == 1);
+  REQUIRE(out.hazards[0].places.size() == 1);
+  CHECK(title(out.hazards[0]) == "shared-memory race: Write at x.cu:9");
+  CHECK(has(explain(out.hazards[0]), "Two threads write the same shared-memory element at x.cu:9"));
 }
 
 TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]") {
@@ -331,6 +344,50 @@ TEST_CASE("every lab's [profile.expected] ranges are of its exercises' metrics a
     for (const auto& [exercise, kernels] : *expected) CHECK((*metrics)[exercise]);  // no exercise it does not profile
   }
   CHECK(ranges >= 100);
+}
+
+#ifdef WORKBOOK_HAS_SOLUTIONS
+TEST_CASE("every [profile.expected] kernel is a __global__ kernel of the lab's starter and reference", "[inspect]") {
+  // The ranges are found by the student's kernel's name: a name the starter does not define
+  // (misspelt, or renamed in the reference) would never be shown.
+  const fs::path root = WORKBOOK_SOURCE_ROOT;
+  int kernels_checked = 0;
+  for (const auto& entry : fs::directory_iterator(root / "labs")) {
+    if (!fs::exists(entry.path() / "lab.toml")) continue;
+    const std::string lab = entry.path().filename().string();
+    INFO(lab);
+    const auto config = grader::LabConfig::load(entry.path() / "lab.toml");
+    std::vector<std::string> starter, reference;
+    for (const auto& f : config.files()) {
+      for (const auto& k : kernels_defined_in(grader::read_file(entry.path() / f))) starter.push_back(k);
+      for (const auto& k : kernels_defined_in(grader::read_file(root / "solutions" / lab / f))) reference.push_back(k);
+    }
+    const auto* expected = config.table().at_path("profile.expected").as_table();
+    REQUIRE(expected);
+    for (const auto& [exercise, kernels] : *expected)
+      for (const auto& [kernel, values] : *kernels.as_table()) {
+        const std::string name(kernel.str());
+        INFO(name);
+        CHECK(std::find(starter.begin(), starter.end(), name) != starter.end());
+        CHECK(std::find(reference.begin(), reference.end(), name) != reference.end());
+        ++kernels_checked;
+      }
+  }
+  CHECK(kernels_checked >= 25);
+}
+#endif
+
+TEST_CASE("profile counts read in millions and billions, never 1e+03M", "[inspect]") {
+  const LabMetric& conflicts = lab_metrics().at("shared_bank_conflicts");
+  const LabMetric& bytes = lab_metrics().at("dram_bytes_read");
+  CHECK(metric_text(conflicts, 62753.0) == "62753");
+  CHECK(metric_text(conflicts, 66056245.0) == "66.1M");
+  CHECK(metric_text(conflicts, 999.96e6) == "1G");
+  CHECK(metric_text(bytes, 5376.0) == "5376");
+  CHECK(metric_text(bytes, 268461056.0) == "268M");
+  CHECK(metric_text(bytes, 1.5e9) == "1.5G");
+  CHECK(metric_text(lab_metrics().at("shared_loads_per_fma"), 1.25) == "1.25");
+  CHECK(metric_text(conflicts, std::nullopt) == "-");
 }
 
 TEST_CASE("a metric far worse than the reference's is pointed at, in its own direction", "[inspect]") {

@@ -31,6 +31,7 @@ namespace grading {
 struct Defaults {
   std::filesystem::path lab_toml;
   std::filesystem::path source_dir;
+  bool inspecting = false;  // an inspect program (grader/test_program.hpp)
 };
 
 void init(const Defaults& defaults);  // reads the environment; prints seed and configuration
@@ -40,6 +41,15 @@ std::filesystem::path source_file(const std::string& name);  // a student's file
 workbook::TimingOptions timing_options();                    // from [timing] in lab.toml
 workbook::ContestOptions contest_options();                  // leaderboard calls: see contest.hpp
 bool leaderboard_tiers();                                    // WORKBOOK_LEADERBOARD_TIERS is set
+
+// True in an inspect program run with WORKBOOK_FEWER_CASES=1, which `grader check --sanitize`
+// sets for racecheck alone: the labs' correctness loops then run each shape once and leave out
+// their largest (is_large()). Racecheck records every shared-memory access: with them it took 82 s
+// on matmul-tiled's tiled cases on an H100, 10 s without, and a missing barrier shows on the
+// smaller shapes too; a repeat on fresh inputs, which in grading catches a race that got lucky
+// once, adds nothing to a tool that sees the race itself. memcheck and the other tools run every
+// case: a bad index may go out of bounds only on a large shape. Never true in a grading run.
+bool fewer_cases();
 
 // Writes one leaderboard entry's timings ("self" for the code under test, or a tier's name such
 // as "Ref1" when the test times the course's reference programs too) to WORKBOOK_LEADERBOARD_OUT

@@ -11,11 +11,8 @@ extern const char* const source_dir;  // the folder of the sources under test
 extern const char* const runner;      // the runner program, or "" when the code is linked in
 
 // True in inspect-<lab> and inspect-reference-<lab>, the programs `grader check --sanitize` and
-// `--profile` run under compute-sanitizer and Nsight Compute. They grade nothing, and run each
-// correctness shape once, leaving out the largest: under racecheck one large matmul takes
-// minutes, what the tools find there (a missing barrier, a partial tile's bounds) shows on the
-// smaller shapes too, and a repeat on fresh inputs (which catches a race that got lucky once)
-// adds nothing to a tool that sees the race itself.
+// `--profile` run under compute-sanitizer and Nsight Compute. They grade nothing; under
+// racecheck they may run fewer cases (grading::fewer_cases()).
 extern const bool inspecting;
 
 }  // namespace grading::program

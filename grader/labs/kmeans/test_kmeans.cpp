@@ -194,7 +194,7 @@ int correctness_cases() {
 void check_correctness(const std::string& exercise, kmeans::Version version) {
   for (int i = 0; i < kConfigCount; ++i) {
     const Config& c = kConfigs[i];
-    for (int repeat = 0; repeat < repeats(c); ++repeat) {
+    for (int repeat = 0; repeat < (grading::fewer_cases() ? 1 : repeats(c)); ++repeat) {
       GRADE_CASE(exercise, "correctness", c.name + (repeat ? " #2" : ""),
                  [&](CaseResult& r) { run_once(version, config_instance(i, repeat), r); });
     }

@@ -122,6 +122,7 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
                              beside ? "beside the reference solution's, " : "", seed, device);
   nlohmann::json report = {{"lab", o.lab}, {"seed", seed}, {"exercises", nlohmann::json::array()}};
   bool look = false, failed = false;
+  bool compared = false;  // some metric had a reference's value or an expected range beside it
   double seconds = 0;
   for (const auto& exercise : exercises) {
     const std::string filter = "[" + exercise + "][performance]";
@@ -148,7 +149,10 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       const auto rows = compare_launch(ids, launch, match, [&](const std::string& id) {
         return beside ? std::nullopt : expected_of(config, exercise, launch.function, id);
       });
-      for (const auto& row : rows) look = look || row.look_here;
+      for (const auto& row : rows) {
+        look = look || row.look_here;
+        compared = compared || (row.id != "duration" && (row.reference || row.expected));
+      }
       nlohmann::json jk = {{"function", launch.function}, {"kernel", launch.kernel}, {"grid", launch.grid},
                            {"block", launch.block}, {"reference_kernel", match ? match->function : ""},
                            {"metrics", nlohmann::json::object()}};
@@ -184,15 +188,15 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   if (o.json) {
     std::cout << report.dump(2) << std::endl;
   } else {
-    const bool compared = beside || config.table().at_path("profile.expected");
     std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
-                             look && beside ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
-                             : look         ? "\"<- look here\": yours is at least 1.5x worse than the expected range's "
-                                              "end there (the reference's values on the GPU lab.toml names)."
-                             : beside       ? "No metric is far from the reference's."
-                             : compared     ? "No metric is far from its expected range."
-                                        : "There is no reference here to compare with (no solutions/, and lab.toml gives "
-                                          "no [profile.expected] values): read each value with its line.");
+                             look && beside       ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
+                             : look               ? "\"<- look here\": yours is at least 1.5x worse than the expected "
+                                                    "range's end there (the reference's values on the GPU lab.toml names)."
+                             : compared && beside ? "No metric is far from the reference's."
+                             : compared           ? "No metric is far from its expected range."
+                                                  : "Nothing to compare them with (no profile of the reference, and no "
+                                                    "[profile.expected] range in lab.toml for your kernels' names): "
+                                                    "read each value with its line.");
     std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";
   }
   if (failed) return 3;

@@ -28,7 +28,8 @@ std::string metric_text(const LabMetric& m, const std::optional<double>& v) {
   // Counts (instructions, conflicts, bytes) in millions or billions past a million: "66.1M"
   // reads at a glance where "66056245" and "6.61e+07" do not.
   const bool count = m.format == "{:.0f}" || m.format == "{:.3g}";
-  if (count && std::abs(*v) >= 1e9) return fmt::format("{:.3g}G", *v / 1e9);
+  // (999.96M would round to "1e+03M": from 999.5M on, it is G.)
+  if (count && std::abs(*v) >= 999.5e6) return fmt::format("{:.3g}G", *v / 1e9);
   if (count && std::abs(*v) >= 1e6) return fmt::format("{:.3g}M", *v / 1e6);
   if (m.format == "{:.3g}") return fmt::format("{:.0f}", *v);
   return fmt::format(fmt::runtime(m.format), *v);

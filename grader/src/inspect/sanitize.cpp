@@ -35,10 +35,13 @@ const std::map<std::string, std::string>& tool_purpose() {
   return purpose;
 }
 
+// How many records one tool run prints at most: past it, the counts are lower bounds.
+constexpr std::size_t kPrintLimit = 200;
+
 // Options of each tool: backtraces off (the student's line is what matters, and the host frames
 // are the grader's), a bound on how many records one run prints.
 std::vector<std::string> tool_arguments(const std::string& tool) {
-  std::vector<std::string> a = {"--tool", tool, "--show-backtrace", "no", "--print-limit", "200"};
+  std::vector<std::string> a = {"--tool", tool, "--show-backtrace", "no", "--print-limit", std::to_string(kPrintLimit)};
   // Padding after each allocation: a write just past the end of one buffer would otherwise land
   // in the next and go unseen.
   if (tool == "memcheck") a.insert(a.end(), {"--padding", "256"});
@@ -69,7 +72,8 @@ nlohmann::json to_json(const ToolRun& run, const std::vector<fs::path>& sources)
   }
   return {{"tool", run.tool}, {"purpose", tool_purpose().at(run.tool)}, {"seconds", run.seconds},
           {"status", run.status}, {"detail", run.detail}, {"hazards", hazards},
-          {"api_errors", run.output.api_errors}, {"notes", run.output.notes}};
+          {"api_errors", run.output.api_errors}, {"notes", run.output.notes},
+          {"counts_are_lower_bounds", run.output.hazards.size() >= kPrintLimit}};
 }
 
 std::string render(const ToolRun& run, const std::vector<fs::path>& sources) {
@@ -82,6 +86,8 @@ std::string render(const ToolRun& run, const std::vector<fs::path>& sources) {
   else if (found == 0) verdict = fmt::format("{} failed CUDA call{}", api, api == 1 ? "" : "s");
   else verdict = fmt::format("{} problem{}", found, found == 1 ? "" : "s");
   out += fmt::format("  {:<10} {:<50} {:>7.1f} s   {}\n", run.tool, tool_purpose().at(run.tool), run.seconds, verdict);
+  // The tool stopped listing at kPrintLimit records: a count is then "or more".
+  const bool capped = run.output.hazards.size() >= kPrintLimit;
   int shown = 0;
   for (const auto& h : run.distinct_hazards) {
     if (shown == kShown) {
@@ -90,7 +96,7 @@ std::string render(const ToolRun& run, const std::vector<fs::path>& sources) {
     }
     ++shown;
     const std::string at = h.places.empty() ? std::string("(no place named)") : where(h.places.front());
-    std::string times = h.count > 1 ? fmt::format(" ({} times)", h.count) : "";
+    std::string times = h.count > 1 || capped ? fmt::format(" ({} times{})", h.count, capped ? " or more" : "") : "";
     out += fmt::format("    {}. {}: {}{}\n", shown, at, title(h), times);
     for (const auto& p : h.places) {
       const std::string text = source_line(sources, p);
@@ -155,9 +161,12 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
       {"WORKBOOK_OVERRIDES", overrides},
       {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
   if (!o.json)
-    std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {} (each shape once, the largest left "
-                             "out: under the tools they take minutes), seed {}\nGPU: {}\n\n",
-                             o.lab, filter, o.reference ? "the reference solution" : "your code", seed, device);
+    std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {}, seed {}{}\nGPU: {}\n\n", o.lab, filter,
+                             o.reference ? "the reference solution" : "your code", seed,
+                             std::find(tools.begin(), tools.end(), "racecheck") != tools.end()
+                                 ? "\n(racecheck runs each shape once, without the largest: on those it takes minutes)"
+                                 : "",
+                             device);
 
   std::vector<ToolRun> runs;
   bool found = false, unfinished = false;
@@ -174,6 +183,7 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     p.argv.push_back(program.string());
     p.argv.push_back(filter);
     p.set_env = env;
+    if (tool == "racecheck") p.set_env["WORKBOOK_FEWER_CASES"] = "1";  // grading::fewer_cases()
     p.timeout_s = timeout;
     p.output_file = log;
     const fs::path results = run_dir / "sanitize-results.jsonl";
@@ -233,8 +243,9 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     }
   std::string options;
   for (const auto& a : tool_arguments(shown_tool)) options += a + " ";
-  const std::string again = fmt::format("WORKBOOK_SEED={} {} {}{} \"{}\"", seed, sanitizer.path.string(), options,
-                                        program.string(), filter);
+  const std::string again = fmt::format("WORKBOOK_SEED={}{} {} {}{} \"{}\"", seed,
+                                        shown_tool == "racecheck" ? " WORKBOOK_FEWER_CASES=1" : "",
+                                        sanitizer.path.string(), options, program.string(), filter);
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : runs) all.push_back(to_json(r, sources));

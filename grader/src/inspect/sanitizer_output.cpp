@@ -248,6 +248,10 @@ std::string explain(const Hazard& h) {
         "or at the end of the loop, before the next phase's loads overwrite what slower threads still read.",
         between);
   }
+  if (contains(t, "Race reported") && h.places.size() == 1 && h.places[0].access == "Write")
+    return fmt::format("Two threads write the same shared-memory element at {}, with no __syncthreads() between: "
+                       "which value stays depends on timing (two threads given the same index?).",
+                       where(h.places[0]));
   if (contains(t, "Race reported"))
     return "A shared-memory race: two threads of a block access one element, at least one writing, with no "
            "__syncthreads() between them.";
