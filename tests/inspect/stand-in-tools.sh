@@ -4,8 +4,9 @@
 #   tests/inspect/stand-in-tools.sh <grader> <work-dir>
 # What it shows: the grader builds the inspect programs, hands the tools the options and files it
 # should, reads what they wrote (a race at two lines of the student's file, with their text; an
-# ncu table with 16.5 million bank conflicts against the reference's 62,753), says it in its
-# words and exits as documented. The tools' real output on planted flaws is checked on a GPU by
+# ncu table with 16.5 million bank conflicts against the reference's 62,753; the same against
+# lab.toml's [profile.expected] ranges, by kernel name, for a renamed kernel, and with none that
+# matches), says it in its words and exits as documented. The tools' real output on planted flaws is checked on a GPU by
 # tests/feedback/run-on-gpu.sh.
 set -euo pipefail
 grader=$1
@@ -68,7 +69,7 @@ for m in "gpu__time_duration.sum,usecond,125.0" "l1tex__data_bank_conflicts_pipe
          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,,0" \\
          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,sector,4,194,304" "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,,1,048,576"; do
   name=\${m%%,*}; rest=\${m#*,}; unit=\${rest%%,*}; value=\${rest#*,}
-  echo "\"0\",\"4242\",\"inspect\",\"127.0.0.1\",\"coalescing::<unnamed>::transposePaddedKernel(const float *, float *, int, int)\",\"1\",\"7\",\"(32, 8, 1)\",\"(256, 256, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"\$name\",\"\$unit\",\"\$value\""
+  echo "\"0\",\"4242\",\"inspect\",\"127.0.0.1\",\"coalescing::<unnamed>::\${STANDIN_KERNEL:-transposePaddedKernel}(const float *, float *, int, int)\",\"1\",\"7\",\"(32, 8, 1)\",\"(256, 256, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"\$name\",\"\$unit\",\"\$value\""
 done
 echo "==PROF== Disconnected from process 4242"
 STANDIN
@@ -160,4 +161,29 @@ grep -Eq "yours +expected" "$work/expected.txt" || fail "the expected column's h
 grep -Eq "shared-memory bank conflicts +62753 +0 to 1000 +<- look here" "$work/expected.txt" || fail "the conflicts against their range"
 grep -Eq "global load sectors per request +4\.0 +3\.9 to 4\.1 *$" "$work/expected.txt" || fail "the sectors in their range"
 grep -Eq "kernel time \(ms\) +0\.125 +- *$" "$work/expected.txt" || fail "a metric with no range"
+
+# A kernel the ranges do not name (the student renamed it) takes the exercise's only kernel's
+# ranges: lab.toml's own, for transposePaddedKernel.
+set +e
+STANDIN_KERNEL=myTranspose WORKBOOK_NCU="$work/bin/ncu" "$grader" check coalescing --profile --exercise transpose_padded \
+  --reference --run-without-gpu --no-build > "$work/renamed.txt" 2>&1
+status=$?
+set -e
+cat "$work/renamed.txt"
+[ $status = 0 ] || fail "--profile of a renamed kernel within its ranges exited $status"
+grep -Eq "^  myTranspose \(grid" "$work/renamed.txt" || fail "the renamed kernel's heading"
+grep -Eq "shared-memory bank conflicts +62753 +[0-9]+ to [0-9]+ *$" "$work/renamed.txt" || fail "the only kernel's range"
+grep -q "No metric is far from its expected range" "$work/renamed.txt" || fail "the verdict against ranges"
+
+# With two kernels in the exercise's ranges, a renamed kernel has none: said, not "no metric is far".
+printf '[profile.expected.transpose_padded]\notherKernel = { shared_bank_conflicts = [0, 1] }\n' > "$work/two.toml"
+set +e
+STANDIN_KERNEL=myTranspose WORKBOOK_NCU="$work/bin/ncu" "$grader" check coalescing --profile --exercise transpose_padded \
+  --reference --config "$work/two.toml" --run-without-gpu --no-build > "$work/unmatched.txt" 2>&1
+status=$?
+set -e
+cat "$work/unmatched.txt"
+[ $status = 0 ] || fail "--profile with no range for the kernel exited $status"
+grep -Eq "shared-memory bank conflicts +62753 +- *$" "$work/unmatched.txt" || fail "a range for an unnamed kernel"
+grep -q "Nothing to compare them with" "$work/unmatched.txt" || fail "the verdict with nothing compared"
 echo "stand-in tools: --sanitize and --profile said what they must"
