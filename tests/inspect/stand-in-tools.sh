@@ -15,6 +15,17 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work"
 mkdir -p "$work/bin"
 fail() { echo "FAILED: $*"; exit 1; }
+# check_into <file> [VAR=value ...] <grader> <args>: the grader's output into <file> (and shown),
+# its exit status in $status.
+check_into() {
+  local out=$1
+  shift
+  set +e
+  env "$@" > "$out" 2>&1
+  status=$?
+  set -e
+  cat "$out"
+}
 
 # Lines of the shipped starter for the race's two places: where tiledKernel and naiveKernel begin.
 write_line=$(grep -n "__global__ void tiledKernel" "$root/labs/matmul-tiled/matmul.cu" | head -1 | cut -d: -f1)
@@ -76,12 +87,8 @@ STANDIN
 chmod +x "$work/bin/compute-sanitizer" "$work/bin/ncu"
 
 # --sanitize: the race at its two lines, with their text; nothing from the other tools; exit 1.
-set +e
-WORKBOOK_COMPUTE_SANITIZER="$work/bin/compute-sanitizer" "$grader" check matmul-tiled --sanitize --exercise tiled \
-  --run-without-gpu --seed 7 > "$work/sanitize.txt" 2>&1
-status=$?
-set -e
-cat "$work/sanitize.txt"
+check_into "$work/sanitize.txt" WORKBOOK_COMPUTE_SANITIZER="$work/bin/compute-sanitizer" \
+  "$grader" check matmul-tiled --sanitize --exercise tiled --run-without-gpu --seed 7
 [ $status = 1 ] || fail "--sanitize exited $status, not 1 (problems found)"
 grep -q "racecheck .* 1 problem" "$work/sanitize.txt" || fail "racecheck's problem not counted"
 grep -q "memcheck .* nothing found" "$work/sanitize.txt" || fail "memcheck's clean run not said"
@@ -100,12 +107,8 @@ grep -q -- "--tool memcheck .* FEWER=$" "$work/sanitizer-calls.txt" || fail "mem
 grep -q "racecheck runs each shape once, without the largest" "$work/sanitize.txt" || fail "the header's note on racecheck"
 
 # A listing cut at --print-limit: the count is "or more".
-set +e
-STANDIN_MANY=1 WORKBOOK_COMPUTE_SANITIZER="$work/bin/compute-sanitizer" "$grader" check matmul-tiled --sanitize \
-  --exercise tiled --tool memcheck --run-without-gpu --no-build > "$work/many.txt" 2>&1
-status=$?
-set -e
-cat "$work/many.txt"
+check_into "$work/many.txt" STANDIN_MANY=1 WORKBOOK_COMPUTE_SANITIZER="$work/bin/compute-sanitizer" \
+  "$grader" check matmul-tiled --sanitize --exercise tiled --tool memcheck --run-without-gpu --no-build
 [ $status = 1 ] || fail "--sanitize with 200 records exited $status"
 grep -q "matmul.cu:$write_line: Invalid __global__ write of size 4 bytes (200 times or more)" "$work/many.txt" \
   || fail "a count at the print limit is not a lower bound"
@@ -129,12 +132,8 @@ assert "__global__ void tiledKernel" in h["places"][0]["source"], h
 PY
 
 # --profile: yours beside the reference's, the conflicts pointed at, the time in ms; exit 1.
-set +e
-WORKBOOK_NCU="$work/bin/ncu" "$grader" check coalescing --profile --exercise transpose_padded --run-without-gpu \
-  > "$work/profile.txt" 2>&1
-status=$?
-set -e
-cat "$work/profile.txt"
+check_into "$work/profile.txt" WORKBOOK_NCU="$work/bin/ncu" \
+  "$grader" check coalescing --profile --exercise transpose_padded --run-without-gpu
 [ $status = 1 ] || fail "--profile exited $status, not 1 (a metric far from the reference's)"
 grep -Eq "shared-memory bank conflicts +16\.5M +62753 +<- look here" "$work/profile.txt" || fail "the conflicts' row"
 grep -Eq "kernel time \(ms\) +0\.125 +0\.125" "$work/profile.txt" || fail "the time, in ms"
@@ -150,12 +149,9 @@ cat > "$work/expected.toml" <<'TOML'
 shared_bank_conflicts = [0, 1000]
 global_load_sectors_per_request = [3.9, 4.1]
 TOML
-set +e
-WORKBOOK_NCU="$work/bin/ncu" "$grader" check coalescing --profile --exercise transpose_padded --reference \
-  --config "$work/expected.toml" --run-without-gpu --no-build > "$work/expected.txt" 2>&1
-status=$?
-set -e
-cat "$work/expected.txt"
+check_into "$work/expected.txt" WORKBOOK_NCU="$work/bin/ncu" \
+  "$grader" check coalescing --profile --exercise transpose_padded --reference --config "$work/expected.toml" \
+  --run-without-gpu --no-build
 [ $status = 1 ] || fail "--profile against [profile.expected] exited $status, not 1"
 grep -Eq "yours +expected" "$work/expected.txt" || fail "the expected column's heading"
 grep -Eq "shared-memory bank conflicts +62753 +0 to 1000 +<- look here" "$work/expected.txt" || fail "the conflicts against their range"
@@ -164,12 +160,8 @@ grep -Eq "kernel time \(ms\) +0\.125 +- *$" "$work/expected.txt" || fail "a metr
 
 # A kernel the ranges do not name (the student renamed it) takes the exercise's only kernel's
 # ranges: lab.toml's own, for transposePaddedKernel.
-set +e
-STANDIN_KERNEL=myTranspose WORKBOOK_NCU="$work/bin/ncu" "$grader" check coalescing --profile --exercise transpose_padded \
-  --reference --run-without-gpu --no-build > "$work/renamed.txt" 2>&1
-status=$?
-set -e
-cat "$work/renamed.txt"
+check_into "$work/renamed.txt" STANDIN_KERNEL=myTranspose WORKBOOK_NCU="$work/bin/ncu" \
+  "$grader" check coalescing --profile --exercise transpose_padded --reference --run-without-gpu --no-build
 [ $status = 0 ] || fail "--profile of a renamed kernel within its ranges exited $status"
 grep -Eq "^  myTranspose \(grid" "$work/renamed.txt" || fail "the renamed kernel's heading"
 grep -Eq "shared-memory bank conflicts +62753 +[0-9]+ to [0-9]+ *$" "$work/renamed.txt" || fail "the only kernel's range"
@@ -177,12 +169,9 @@ grep -q "No metric is far from its expected range" "$work/renamed.txt" || fail "
 
 # With two kernels in the exercise's ranges, a renamed kernel has none: said, not "no metric is far".
 printf '[profile.expected.transpose_padded]\notherKernel = { shared_bank_conflicts = [0, 1] }\n' > "$work/two.toml"
-set +e
-STANDIN_KERNEL=myTranspose WORKBOOK_NCU="$work/bin/ncu" "$grader" check coalescing --profile --exercise transpose_padded \
-  --reference --config "$work/two.toml" --run-without-gpu --no-build > "$work/unmatched.txt" 2>&1
-status=$?
-set -e
-cat "$work/unmatched.txt"
+check_into "$work/unmatched.txt" STANDIN_KERNEL=myTranspose WORKBOOK_NCU="$work/bin/ncu" \
+  "$grader" check coalescing --profile --exercise transpose_padded --reference --config "$work/two.toml" \
+  --run-without-gpu --no-build
 [ $status = 0 ] || fail "--profile with no range for the kernel exited $status"
 grep -Eq "shared-memory bank conflicts +62753 +- *$" "$work/unmatched.txt" || fail "a range for an unnamed kernel"
 grep -q "Nothing to compare them with" "$work/unmatched.txt" || fail "the verdict with nothing compared"
