@@ -187,6 +187,15 @@ LabMetric single(std::string id, std::string label, std::string ncu, std::string
   return m;
 }
 
+// A metric that is one counter over another (times a scale): sectors per request, loads per FMA.
+LabMetric quotient(std::string id, std::string label, std::string numerator, std::string denominator, double scale,
+                   std::string format, bool lower_is_better, double noise, std::string reading) {
+  LabMetric m{std::move(id), std::move(label), {numerator, denominator}, {}, std::move(format), lower_is_better,
+              std::move(reading), noise};
+  m.value = [numerator, denominator, scale](const Values& v) { return ratio(v, numerator, denominator, scale); };
+  return m;
+}
+
 std::map<std::string, LabMetric> make_metrics() {
   std::map<std::string, LabMetric> all;
   const auto add = [&](LabMetric m) { all.emplace(m.id, std::move(m)); };
@@ -202,28 +211,16 @@ std::map<std::string, LabMetric> make_metrics() {
     add(std::move(m));
   }
 
-  {
-    LabMetric m{"global_load_sectors_per_request", "global load sectors per request",
-                {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},
-                {}, "{:.1f}", true,
+  add(quotient("global_load_sectors_per_request", "global load sectors per request",
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1,
+                "{:.1f}", true, 0.5,
                 "4 when a warp's 32 threads read 32 neighbouring floats (coalesced: 4 sectors of 32 bytes); up to 32 "
-                "when each thread reads a sector of its own (neighbouring threads a row apart)", 0.5};
-    m.value = [](const Values& v) {
-      return ratio(v, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
-    };
-    add(std::move(m));
-  }
-  {
-    LabMetric m{"global_store_sectors_per_request", "global store sectors per request",
-                {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
-                {}, "{:.1f}", true,
+                "when each thread reads a sector of its own (neighbouring threads a row apart)"));
+  add(quotient("global_store_sectors_per_request", "global store sectors per request",
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1,
+                "{:.1f}", true, 0.5,
                 "the same for stores: 4 when a warp writes 32 neighbouring floats, 32 when each thread writes a "
-                "row apart (a transpose's write side)", 0.5};
-    m.value = [](const Values& v) {
-      return ratio(v, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
-    };
-    add(std::move(m));
-  }
+                "row apart (a transpose's write side)"));
   add(single("dram_throughput", "DRAM throughput (% of peak)", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
              "{:.0f}%", false, 5,
              "how busy the memory was: a memory-bound kernel that reads each byte once is near 80-90%"));
@@ -240,18 +237,11 @@ std::map<std::string, LabMetric> make_metrics() {
     };
     add(std::move(m));
   }
-  {
-    LabMetric m{"shared_loads_per_fma", "shared-memory loads per FMA",
-                {"smsp__inst_executed_op_shared_ld.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"}, {},
-                "{:.2f}", true,
+  // FMAs are counted per thread, loads per warp: the scale makes both warp-wide.
+  add(quotient("shared_loads_per_fma", "shared-memory loads per FMA", "smsp__inst_executed_op_shared_ld.sum",
+                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0 / 32, "{:.2f}", true, 0.05,
                 "warp-wide shared loads per warp-wide FMA: a tiled kernel loads both operands of each FMA from "
-                "shared memory; coarsening and register tiles reuse each loaded value for several FMAs", 0.05};
-    m.value = [](const Values& v) {
-      return ratio(v, "smsp__inst_executed_op_shared_ld.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-                   1.0 / 32);
-    };
-    add(std::move(m));
-  }
+                "shared memory; coarsening and register tiles reuse each loaded value for several FMAs"));
   add(single("fp32_pipe", "FMA pipe busy (% of peak)", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
              "{:.0f}%", false, 5,
              "how busy the FMA pipe was: FP32 adds, multiplies and FMAs, and also the integer multiply-adds "
