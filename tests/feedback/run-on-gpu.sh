@@ -34,13 +34,15 @@ CASES=(
 python3 tests/realcode/make_submissions.py "$PWD" "$work/fixtures" --fixtures tests/feedback/fixtures > /dev/null
 python3 tests/realcode/make_submissions.py "$PWD" "$work/fixtures" > /dev/null
 
-# labs/ as it was, put back at the end.
+# labs/ as it was, put back at the end. Put back with a fresh time (plain cp, never cp -p): with
+# its old time the build would keep the last planted flaw's objects, and a later `grader check`
+# of the starter would grade the flaw (it did: the GPU starter tests then found it correct).
 for lab in matmul-tiled coalescing kmeans particle-storm; do
-  mkdir -p "$work/saved/$lab" && cp -p labs/$lab/*.cu "$work/saved/$lab/"
+  mkdir -p "$work/saved/$lab" && cp labs/$lab/*.cu "$work/saved/$lab/"
 done
 restore() {
   local saved
-  for saved in matmul-tiled coalescing kmeans particle-storm; do cp -p "$work/saved/$saved/"*.cu labs/$saved/; done
+  for saved in matmul-tiled coalescing kmeans particle-storm; do cp "$work/saved/$saved/"*.cu labs/$saved/; done
 }
 trap 'restore; rm -rf "$work"' EXIT
 
