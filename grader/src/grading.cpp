@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <sstream>
 
 namespace grading {
@@ -138,6 +139,7 @@ struct Trouble {
   bool hung = false;
   int crashes_in_a_row = 0;
   std::string last;
+  bool told_computed_nan = false;  // the computed-NaN hint is given once an exercise, not once a case
 };
 std::map<std::string, Trouble>& trouble() {
   static std::map<std::string, Trouble> t;
@@ -237,7 +239,10 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
       t.crashes_in_a_row = 0;
       if (r.outcome == grader::Outcome::Incorrect && kind == "correctness" && !hidden) {
         run_again(r, body, t);
-        if (r.metrics.value("deterministic", false) && r.detail.find(workbook::kComputedNan) != std::string::npos)
+        // Once an exercise: a beta * C epilogue makes every case NaN, and 38 copies of the same
+        // paragraph bury the cases' own lines.
+        if (r.metrics.value("deterministic", false) && r.detail.find(workbook::kComputedNan) != std::string::npos &&
+            !std::exchange(t.told_computed_nan, true))
           r.detail += "\nA NaN computed from memory nothing wrote? Outputs and scratch buffers start as NaN, so "
                       "reading one before writing it (+= or a beta * term on the output) gives NaN, and so can a "
                       "read past the end of an input. To find such a read: " + sanitize_command(exercise, "memcheck");

@@ -132,20 +132,13 @@ TEST_CASE("a correctness case that fails differently on a second run is named a 
 }
 
 // A wrong element that is a NaN the code computed (not the poison's bits) came from memory
-// nothing wrote: the report says so and names the tool that finds an out-of-bounds read. Not for
-// a race (its own hint), nor for a plain wrong value.
+// nothing wrote: the report says so and names the tool that finds an out-of-bounds read, once an
+// exercise. Not for a race (its own hint), nor for a plain wrong value (both run first here, so
+// that the hint has not been given for the exercise yet).
 TEST_CASE("a computed NaN names the reads of unwritten memory and memcheck", "[grading][race]") {
   init_once();
   const std::string nan = std::string("C[0][0]: expected 3, got nan (") + workbook::kComputedNan +
                           "); 561 of 561 elements wrong";
-  const auto epilogue = grading::run_case("tiled", "correctness", "beta * C", [&](grader::CaseResult& r) {
-    r.outcome = Outcome::Incorrect;
-    r.detail = nan;
-  });
-  CHECK(epilogue.detail.rfind(nan + "\nA NaN computed from memory nothing wrote?", 0) == 0);
-  CHECK(epilogue.detail.find("+= or a beta * term on the output") != std::string::npos);
-  CHECK(epilogue.detail.find("--sanitize --exercise tiled --tool memcheck") != std::string::npos);
-
   int calls = 0;
   const auto racy = grading::run_case("tiled", "correctness", "racy nan", [&](grader::CaseResult& r) {
     r.outcome = Outcome::Incorrect;
@@ -159,6 +152,27 @@ TEST_CASE("a computed NaN names the reads of unwritten memory and memcheck", "[g
     r.detail = "C[0][0]: expected 3, got 4; 1 of 561 elements wrong";
   });
   CHECK(plain.detail == "C[0][0]: expected 3, got 4; 1 of 561 elements wrong");
+
+  const auto epilogue = grading::run_case("tiled", "correctness", "beta * C", [&](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = nan;
+  });
+  CHECK(epilogue.detail.rfind(nan + "\nA NaN computed from memory nothing wrote?", 0) == 0);
+  CHECK(epilogue.detail.find("+= or a beta * term on the output") != std::string::npos);
+  CHECK(epilogue.detail.find("--sanitize --exercise tiled --tool memcheck") != std::string::npos);
+
+  // Once an exercise: the next NaN case of tiled keeps only its own line; another exercise's
+  // first NaN case gets the hint again.
+  const auto next = grading::run_case("tiled", "correctness", "beta * C, larger", [&](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = nan;
+  });
+  CHECK(next.detail == nan);
+  const auto other = grading::run_case("naive", "correctness", "beta * C", [&](grader::CaseResult& r) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = nan;
+  });
+  CHECK(other.detail.find("--sanitize --exercise naive --tool memcheck") != std::string::npos);
 }
 
 // The second run of a failed case that never finishes skips the exercise's later cases, as a
