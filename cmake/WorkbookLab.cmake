@@ -115,7 +115,7 @@ function(workbook_add_lab lab)
   set(expects starter)
   if(TARGET reference-${lab})
     add_test(NAME reference/${lab} COMMAND reference-${lab})
-    set_tests_properties(reference/${lab} PROPERTIES LABELS "project;gpu" SKIP_RETURN_CODE 77)
+    set_tests_properties(reference/${lab} PROPERTIES LABELS "project;gpu" SKIP_RETURN_CODE 77 RUN_SERIAL ON)
     set(expects reference starter)
   endif()
   foreach(expect IN LISTS expects)
@@ -124,7 +124,7 @@ function(workbook_add_lab lab)
               -DOUT=${PROJECT_BINARY_DIR}/test-runs/${lab}-${expect}.json
               -P ${PROJECT_SOURCE_DIR}/cmake/CheckGraderReport.cmake)
     set_tests_properties(grader-check/${lab}/${expect} PROPERTIES
-      LABELS "project;gpu" SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA GPU")
+      LABELS "project;gpu" SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA GPU" RUN_SERIAL ON)
   endforeach()
 
   # Remote labs: the student's code is in the runner, never in the test program (runs here, no GPU).
@@ -138,5 +138,5 @@ function(workbook_add_lab lab)
 
   # What a student runs (label "grade", the `grade` workflow): the lab in the working copy.
   add_test(NAME grade/${lab} COMMAND grader check ${lab} --no-build)
-  set_tests_properties(grade/${lab} PROPERTIES LABELS "grade" SKIP_RETURN_CODE 4)  # 4: no GPU
+  set_tests_properties(grade/${lab} PROPERTIES LABELS "grade" SKIP_RETURN_CODE 4 RUN_SERIAL ON)  # 4: no GPU
 endfunction()

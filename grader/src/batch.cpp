@@ -1,4 +1,5 @@
 #include "batch.hpp"
+#include "build_tree.hpp"
 #include "check.hpp"
 
 #include "grader/baseline_cache.hpp"
@@ -770,12 +771,8 @@ int Batch::run() {
     const fs::path log_dir = o_.task() ? o_.out / "slurm" / "logs" : o_.out;
     const std::string log_prefix = o_.task() ? o_.task_name + "-" : "";
     if (!o_.task()) {
-      ProcessOptions build_reference;
-      build_reference.argv = {paths_.cmake.string(), "--build", paths_.build_root.string(), "--target",
-                              paths_.test_program(config_.name(), true).filename().string()};
-      build_reference.output_file = o_.out / "calibration-build.log";
-      build_reference.cancel = &g_interrupted;
-      if (!run_process(build_reference).ok())
+      if (!build_in_tree(paths_, {paths_.test_program(config_.name(), true).filename().string()},
+                         o_.out / "calibration-build.log", &g_interrupted))
         std::cerr << "warning: could not build the reference solution (see " << (o_.out / "calibration-build.log").string()
                   << "): each submission's timed phase will measure the baseline itself\n";
     }

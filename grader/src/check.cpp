@@ -1,5 +1,6 @@
 #include "check.hpp"
 
+#include "build_tree.hpp"
 #include "grader/build_log.hpp"
 #include "grader/file_lock.hpp"
 #include "grader/isolation.hpp"
@@ -43,10 +44,7 @@ std::string refused_includes(const Paths& paths, const LabConfig& config, const 
 }
 
 std::optional<std::string> build_target(const Paths& paths, const std::string& target, const fs::path& log) {
-  ProcessOptions build;
-  build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target", target};
-  build.output_file = log;
-  if (run_process(build).ok()) return std::nullopt;
+  if (build_in_tree(paths, {target}, log)) return std::nullopt;
   return compiler_errors(read_file(log), paths.source_root) + "\n    (whole log: " + log.string() + ")";
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "build_tree.hpp"
 #include "grader/files.hpp"
 #include "grader/forbidden_api.hpp"
 #include "grader/gradebook.hpp"
@@ -130,13 +131,11 @@ std::string default_leaderboard_exercise(const LabConfig& config) {
 
 // Builds the test programs (`cmake --build` of their targets); false, with the log named, on failure.
 bool build_programs(const Paths& paths, const std::vector<fs::path>& programs, const fs::path& log) {
-  ProcessOptions build;
-  build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target"};
-  for (const auto& p : programs) build.argv.push_back(p.filename().string());
-  build.output_file = log;
-  const auto r = run_process(build);
-  if (!r.ok()) std::cerr << "building " << programs.front().filename().string() << " failed: see " << log.string() << '\n';
-  return r.ok();
+  std::vector<std::string> targets;
+  for (const auto& p : programs) targets.push_back(p.filename().string());
+  const bool ok = build_in_tree(paths, targets, log);
+  if (!ok) std::cerr << "building " << programs.front().filename().string() << " failed: see " << log.string() << '\n';
+  return ok;
 }
 
 namespace {

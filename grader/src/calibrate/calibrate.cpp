@@ -1,5 +1,6 @@
 #include "calibrate/calibrate.hpp"
 
+#include "build_tree.hpp"
 #include "calibrate/peaks.hpp"
 #include "calibrate/profile.hpp"
 #include "calibrate/thresholds.hpp"
@@ -53,10 +54,7 @@ LabRun measure_lab(const Paths& paths, const std::string& lab, const LabConfig& 
   fs::create_directories(dir);
   const FileLock lock = lock_lab_runs(dir, "grader calibrate " + lab);  // not timed beside a check
   if (build) {
-    ProcessOptions b;
-    b.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target", program.filename().string()};
-    b.output_file = dir / "calibrate-build.log";
-    if (!run_process(b).ok()) {
+    if (!build_in_tree(paths, {program.filename().string()}, dir / "calibrate-build.log")) {
       out.error = "does not build: " + compiler_errors(read_file(dir / "calibrate-build.log"), paths.source_root);
       return out;
     }

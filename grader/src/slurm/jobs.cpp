@@ -1,5 +1,6 @@
 #include "slurm/jobs.hpp"
 
+#include "build_tree.hpp"
 #include "grader/files.hpp"
 #include "grader/process.hpp"
 
@@ -102,16 +103,13 @@ std::string sbatch_missing(const std::string& command) {
 }
 
 bool build_for_tasks(const Paths& paths, const std::string& lab, const fs::path& log) {
-  ProcessOptions build;
-  build.argv = {paths.cmake.string(), "--build", paths.build_root.string(), "--target",
-                paths.test_program(lab, false).filename().string()};
+  std::vector<std::string> targets = {paths.test_program(lab, false).filename().string()};
   if (paths.has_reference(lab)) {
-    build.argv.push_back(paths.test_program(lab, true).filename().string());
-    build.argv.push_back("inspect-reference-" + lab);  // the reference's column of --feedback-profile
+    targets.push_back(paths.test_program(lab, true).filename().string());
+    targets.push_back("inspect-reference-" + lab);  // the reference's column of --feedback-profile
   }
   fs::create_directories(log.parent_path());
-  build.output_file = log;
-  return run_process(build).ok();
+  return build_in_tree(paths, targets, log);
 }
 
 std::string array_spec(const std::vector<int>& indices, int max_parallel) {
