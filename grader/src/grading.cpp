@@ -18,8 +18,8 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <sstream>
+#include <utility>
 
 namespace grading {
 namespace {
