@@ -1,5 +1,4 @@
 // main() of the GPU tests of common/: without a GPU, a visible skip (exit 77, CTest "Skipped").
-#define CATCH_CONFIG_RUNNER
 #include "grader/catch.hpp"
 #include "workbook/device_query.hpp"
 
@@ -11,5 +10,5 @@ int main(int argc, char** argv) {
     std::cout << "SKIPPED: no CUDA GPU is usable here (" << why << "); these tests need one.\n";
     return 77;
   }
-  return Catch::Session().run(argc, argv) == 0 ? 0 : 1;
+  return grader::run_catch_session(argc, argv);
 }

@@ -1,5 +1,4 @@
 // main() of the CPU unit tests.
-#define CATCH_CONFIG_RUNNER
 #include "grader/catch.hpp"
 
-int main(int argc, char** argv) { return Catch::Session().run(argc, argv) == 0 ? 0 : 1; }
+int main(int argc, char** argv) { return grader::run_catch_session(argc, argv); }

@@ -1,5 +1,6 @@
 // Catch2 v2 (Debian 12) and v3 (Ubuntu 24.04 and later) behind one include. The tests use only
-// what both have: TEST_CASE, SECTION, CHECK, REQUIRE, INFO, Catch::Session. CMake tells which
+// what both have: TEST_CASE, SECTION, CHECK, REQUIRE, INFO, and a main() through
+// run_catch_session() below. CMake tells which
 // version it found (WORKBOOK_CATCH2_MAJOR), so a stray v3 header on the include path cannot
 // be mixed with a v2 library or the other way round.
 #pragma once
@@ -14,3 +15,10 @@
 #else
 #include <catch2/catch.hpp>
 #endif
+
+namespace grader {
+// Runs the tests named on the command line (Catch2's Session): 0 when all passed, 1 otherwise.
+// main() calls it instead of defining CATCH_CONFIG_RUNNER (grader/src/catch_impl.cpp says why;
+// link grader_catch).
+int run_catch_session(int argc, char** argv);
+}  // namespace grader

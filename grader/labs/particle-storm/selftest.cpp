@@ -1,7 +1,6 @@
 // CPU tests of the lab-side code of particle-storm (no GPU needed): the storm-file reader and
 // its messages, the fast reference against the sequential program bit for bit, the generator,
 // the verdict on positions, and the expected results listed in storms/cases.txt.
-#define CATCH_CONFIG_RUNNER
 #include "grader/catch.hpp"
 
 #include "generator.hpp"
@@ -232,4 +231,4 @@ TEST_CASE("storms/cases.txt: every case reads, and the sequential program gives 
   }
 }
 
-int main(int argc, char** argv) { return Catch::Session().run(argc, argv) == 0 ? 0 : 1; }
+int main(int argc, char** argv) { return grader::run_catch_session(argc, argv); }
