@@ -34,8 +34,8 @@
 
 get_property(lab_tests GLOBAL PROPERTY WORKBOOK_EXPORTED_TARGETS)
 set(batch_dir ${PROJECT_BINARY_DIR}/batch)
-set(workbook_batch_exported workbook_common grader_core grader_testing grader_remote_wire grader_remote_harness
-                            grader_runner ${lab_tests})
+set(workbook_batch_exported workbook_common grader_core grader_catch grader_testing grader_remote_wire
+                            grader_remote_harness grader_runner ${lab_tests})
 
 # workbook_link_closure(<local-out> <imported-out> <target>...): the targets built in this build
 # that <target>... link to, directly or not, themselves included (aliases resolved to the real
