@@ -330,6 +330,11 @@ int main(int argc, char** argv) {
                                                       "(default: lab.toml timeout_s)")
       ->check(positive());
   sanitize_flag->excludes(profile_flag);
+  bool expected_ranges = false;
+  check->add_flag("--expected-ranges", expected_ranges,
+                  "With --profile --reference: also print lab.toml's [profile.expected] tables from this GPU's "
+                  "profile (for a course whose GPU is not the labs' home)")
+      ->needs(profile_flag);
   bool inspect_without_gpu = false;
   check->add_flag("--run-without-gpu", inspect_without_gpu,
                   "With --sanitize or --profile: skip the GPU check (the project's CPU tests, with stand-in tools)")
@@ -415,6 +420,7 @@ int main(int argc, char** argv) {
       o.json = check_opts.json;
       o.timeout_s = inspect_timeout;
       o.run_without_gpu = inspect_without_gpu;
+      o.expected_ranges = expected_ranges;
       if (check_profile) apply_thresholds(paths, o.lab, o.overrides, false);
       return check_sanitize ? grader::inspect::run_sanitize(paths, o) : grader::inspect::run_profile(paths, o);
     }

@@ -175,4 +175,24 @@ check_into "$work/unmatched.txt" STANDIN_KERNEL=myTranspose WORKBOOK_NCU="$work/
 [ $status = 0 ] || fail "--profile with no range for the kernel exited $status"
 grep -Eq "shared-memory bank conflicts +62753 +- *$" "$work/unmatched.txt" || fail "a range for an unnamed kernel"
 grep -q "Nothing to compare them with" "$work/unmatched.txt" || fail "the verdict with nothing compared"
+# --expected-ranges: the reference's values as lab.toml's [profile.expected] tables (62,753
+# conflicts: 52200 to 75400), for the starter's kernels; read back with --config, they are the
+# ranges a student's --profile shows, and the reference sits within them.
+check_into "$work/ranges.txt" WORKBOOK_NCU="$work/bin/ncu" \
+  "$grader" check coalescing --profile --exercise transpose_padded --reference --expected-ranges --run-without-gpu --no-build
+[ $status = 0 ] || fail "--expected-ranges exited $status"
+sed -n '/^\[profile\.expected/,$p' "$work/ranges.txt" > "$work/ranges.toml"
+grep -q "^\[profile\.expected\.transpose_padded\]" "$work/ranges.toml" || fail "the exercise's table"
+grep -Eq "^transposePaddedKernel = \{.*shared_bank_conflicts = \[ *52200, *75400 *\]" "$work/ranges.toml" \
+  || fail "the conflicts' range: $(cat "$work/ranges.toml")"
+check_into "$work/ranges-read.txt" WORKBOOK_NCU="$work/bin/ncu" \
+  "$grader" check coalescing --profile --exercise transpose_padded --reference --config "$work/ranges.toml" \
+  --run-without-gpu --no-build
+[ $status = 0 ] || fail "the reference against its own ranges exited $status"
+grep -Eq "shared-memory bank conflicts +62753 +52200 to 75400 *$" "$work/ranges-read.txt" || fail "the ranges read back"
+# Ranges come from the reference only.
+check_into "$work/ranges-mine.txt" WORKBOOK_NCU="$work/bin/ncu" \
+  "$grader" check coalescing --profile --exercise transpose_padded --expected-ranges --run-without-gpu --no-build
+[ $status = 64 ] || fail "--expected-ranges without --reference exited $status, not 64"
+grep -q "needs --reference" "$work/ranges-mine.txt" || fail "why --expected-ranges was refused"
 echo "stand-in tools: --sanitize and --profile said what they must"

@@ -1,5 +1,6 @@
 // grader check --sanitize and --profile (grader/src/inspect/): compute-sanitizer's records and
 // Nsight Compute's table read back, and each problem said in plain words.
+#include "inspect/expected_ranges.hpp"
 #include "inspect/inspect.hpp"
 #include "inspect/ncu_output.hpp"
 #include "inspect/sanitizer_output.hpp"
@@ -12,6 +13,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
 #include <unistd.h>
 
 using namespace grader::inspect;
@@ -470,4 +473,38 @@ TEST_CASE("the profile in a student's feedback: a table per kernel, the referenc
   // A profile that failed says why, once.
   const std::string failed = profile_markdown("transpose_padded", ids, Profiled{{}, "ncu stopped at its time limit", 0}, &reference);
   CHECK(has(failed, "Not profiled: ncu stopped at its time limit"));
+}
+
+// --expected-ranges: the reference's value / 1.2 to x 1.2, rounded outwards to three significant
+// digits, a percentage at most 100; written as the [profile.expected] tables lab.toml reads.
+TEST_CASE("expected ranges from the reference's values, as lab.toml's tables", "[inspect]") {
+  using Range = std::pair<double, double>;
+  CHECK(expected_range(62753, false) == Range{52200, 75400});   // 52294.2 down, 75303.6 up
+  CHECK(expected_range(4.0, false) == Range{3.33, 4.8});        // 4.8 stays 4.8
+  CHECK(expected_range(0, false) == Range{0, 0});               // no spills: none expected
+  CHECK(expected_range(82, true) == Range{68.3, 98.4});
+  CHECK(expected_range(91, true) == Range{75.8, 100});          // 109.2 capped
+  CHECK(expected_range(66056245, false) == Range{55000000, 79300000});
+  CHECK(is_percent_metric("dram_throughput"));
+  CHECK_FALSE(is_percent_metric("shared_bank_conflicts"));
+
+  const ReferenceValues values = {
+      {"transpose_padded", {{"transposePaddedKernel", {{"shared_bank_conflicts", 62753}, {"dram_throughput", 82}}}}},
+      {"add_x_cols", {{"addXColsKernel", {{"global_load_sectors_per_request", 4.0}}}}}};
+  const std::string text = expected_tables(values);
+  INFO(text);
+  CHECK(has(text, "[profile.expected.transpose_padded]"));
+  CHECK(has(text, "transposePaddedKernel = {"));
+  // Read back as lab.toml is read: integers stay integers, each range two numbers.
+  const toml::table parsed = toml::parse(text);
+  const auto range = [&](const std::string& path) {
+    const auto* a = parsed.at_path(path).as_array();
+    REQUIRE(a);
+    REQUIRE(a->size() == 2);
+    return Range{*(*a)[0].value<double>(), *(*a)[1].value<double>()};
+  };
+  CHECK(range("profile.expected.transpose_padded.transposePaddedKernel.shared_bank_conflicts") == Range{52200, 75400});
+  CHECK(parsed.at_path("profile.expected.transpose_padded.transposePaddedKernel.shared_bank_conflicts[0]").is_integer());
+  CHECK(range("profile.expected.transpose_padded.transposePaddedKernel.dram_throughput") == Range{68.3, 98.4});
+  CHECK(range("profile.expected.add_x_cols.addXColsKernel.global_load_sectors_per_request") == Range{3.33, 4.8});
 }

@@ -37,6 +37,9 @@ struct InspectOptions {
   // --run-without-gpu (hidden, for the project's CPU tests with stand-in tools): skip the check
   // for a GPU, so that the whole flow runs around a tool that runs nothing.
   bool run_without_gpu = false;
+  // --expected-ranges (with --profile --reference): also print lab.toml's [profile.expected]
+  // tables from this GPU's profile of the reference (inspect/expected_ranges.hpp).
+  bool expected_ranges = false;
 };
 
 // Exit status of both: 0 nothing found, 1 problems found (or slower than the reference), 2 does

@@ -2,6 +2,7 @@
 // the few metrics each exercise teaches (lab.toml's [profile.metrics]) beside the reference
 // solution's, each with a one-line reading.
 #include "inspect/inspect.hpp"
+#include "inspect/expected_ranges.hpp"
 #include "inspect/ncu_output.hpp"
 #include "inspect/tools.hpp"
 
@@ -52,6 +53,10 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   const LabConfig config = load_lab(paths, o.lab, o.overrides);
   if (o.reference && !paths.has_reference(o.lab)) {
     std::cerr << no_reference_message(o.lab) << '\n';
+    return 64;
+  }
+  if (o.expected_ranges && !o.reference) {
+    std::cerr << "grader: --expected-ranges needs --reference: the ranges are the reference solution's values on this GPU\n";
     return 64;
   }
   std::vector<std::string> exercises;
@@ -115,6 +120,10 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   };
   const auto your_kernels = kernels_of(code_dir, config.files());
   const auto reference_kernels = beside ? kernels_of(paths.solution_dir(o.lab), config.files()) : std::vector<std::string>{};
+  // --expected-ranges: the reference's values of the kernels a student's starter has (a kernel
+  // only the reference defines has no name a student's kernel could match).
+  const auto starter_kernels = o.expected_ranges ? kernels_of(paths.lab_dir(o.lab), config.files()) : std::vector<std::string>{};
+  ReferenceValues expected_values;
 
   if (!o.json)
     std::cout << fmt::format("{}: Nsight Compute on {} at the graded size, {}seed {}\nGPU: {}\n", o.lab,
@@ -149,9 +158,11 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       const auto rows = compare_launch(ids, launch, match, [&](const std::string& id) {
         return beside ? std::nullopt : expected_of(config, exercise, launch.function, id);
       });
+      const bool in_starter = std::find(starter_kernels.begin(), starter_kernels.end(), launch.function) != starter_kernels.end();
       for (const auto& row : rows) {
         look = look || row.look_here;
         compared = compared || (row.id != "duration" && (row.reference || row.expected));
+        if (in_starter && row.id != "duration" && row.yours) expected_values[exercise][launch.function][row.id] = *row.yours;
       }
       nlohmann::json jk = {{"function", launch.function}, {"kernel", launch.kernel}, {"grid", launch.grid},
                            {"block", launch.block}, {"reference_kernel", match ? match->function : ""},
@@ -185,7 +196,9 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     report["exercises"].push_back(jx);
   }
   report["seconds"] = seconds;
+  const std::string tables = o.expected_ranges ? expected_tables(expected_values) : "";
   if (o.json) {
+    if (o.expected_ranges) report["expected_ranges"] = tables;
     std::cout << report.dump(2) << std::endl;
   } else {
     std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
@@ -198,6 +211,12 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
                                                     "[profile.expected] range in lab.toml for your kernels' names): "
                                                     "read each value with its line.");
     std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";
+    if (o.expected_ranges)
+      std::cout << fmt::format("\n# [profile.expected] of {}, measured on this GPU:\n#   {}\n"
+                               "# The reference's values / 1.2 to x 1.2, for the starter's kernels. Put them in place\n"
+                               "# of those tables in labs/{}/lab.toml before `grader release`; a student's --profile\n"
+                               "# then shows them beside each kernel.\n{}",
+                               o.lab, device, o.lab, tables);
   }
   if (failed) return 3;
   return look ? 1 : 0;
