@@ -1,8 +1,7 @@
 // Catch2 v2 (Debian 12) and v3 (Ubuntu 24.04 and later) behind one include. The tests use only
 // what both have: TEST_CASE, SECTION, CHECK, REQUIRE, INFO, and a main() through
-// run_catch_session() below. CMake tells which
-// version it found (WORKBOOK_CATCH2_MAJOR), so a stray v3 header on the include path cannot
-// be mixed with a v2 library or the other way round.
+// run_catch_session() below. CMake tells which version it found (WORKBOOK_CATCH2_MAJOR), so a
+// stray v3 header on the include path cannot be mixed with a v2 library or the other way round.
 #pragma once
 
 #ifndef WORKBOOK_CATCH2_MAJOR
