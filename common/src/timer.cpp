@@ -1,5 +1,7 @@
 #include "workbook/timer.hpp"
 
+#include "workbook/phases.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -68,8 +70,11 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
 
   for (int i = 0; i < options.warmup; ++i) {
     if (before) before();
-    launch();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    {
+      PhaseScope call(Phase::Call);
+      launch();
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
     if (after) after();
   }
 
@@ -80,8 +85,10 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
   const auto started = clock::now();
   for (int run = 0; run < options.max_runs; ++run) {
     if (before) before();
+    std::optional<PhaseScope> phase(std::in_place, Phase::Inputs);
     if (options.flush_l2) flusher.flush(stream);
     take_foreign_call();
+    phase.emplace(Phase::Call);
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     launch();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
@@ -89,6 +96,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
     const auto stream_done = clock::now();
     CUDA_CHECK(cudaDeviceSynchronize());
     tails.push_back(std::chrono::duration<double, std::milli>(clock::now() - stream_done).count());
+    phase.reset();
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
     if (const auto f = take_foreign_call()) {

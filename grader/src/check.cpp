@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -49,6 +50,10 @@ std::optional<std::string> build_target(const Paths& paths, const std::string& t
 }
 
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 // Shows progress while the tests run: on a terminal, one line rewritten in place.
 class Progress {
@@ -120,6 +125,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
 
   // 1. Build the student's code into the lab's test program. A compile error is the student's
   //    to fix: show the compiler's own words, with file and line.
+  const auto build_started = std::chrono::steady_clock::now();
   if (o.build) {
     if (!o.json) std::cerr << "building " << o.lab << (o.reference ? " (reference solution)" : "") << " ...\n";
     if (const auto errors = build_target(paths, program.filename().string(), run_dir / "build.log"))
@@ -129,6 +135,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
     return no_run(RunState::BuildFailed, "    " + program.string() + " does not exist: build it first (cmake --build " +
                                              paths.build_root.string() + ")");
 
+  const double build_s = o.build ? seconds_since(build_started) : 0.0;
   std::string why;
   if (workbook::device_count(&why) == 0) return no_run(RunState::NoGpu, "no CUDA GPU is usable here: " + why);
   const std::string device = device_line();
@@ -143,6 +150,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   // Isolated (isolation.hpp): when the test program ends abnormally, the exercises it had not
   // reached run again in a fresh process; one exercise's crash costs no other's points.
   int attempt = 0;
+  const auto tests_started = std::chrono::steady_clock::now();
   const IsolatedRun isolated = run_isolated(o.filter, results, [&](const std::string& filter) {
     const fs::path log = run_dir / (attempt++ ? "test-" + std::to_string(attempt) + ".log" : "test.log");
     ProcessOptions run;
@@ -178,6 +186,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
                                   !o.filter.empty());
   report.filter = o.filter;
   report.thresholds = o.thresholds_note;
+  report.time = sum_case_times(read_results(results), build_s, seconds_since(tests_started));
   return finish(report);
 }
 

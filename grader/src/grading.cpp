@@ -3,6 +3,7 @@
 #include "remote/call.hpp"
 #include "workbook/compare.hpp"
 #include "workbook/cuda_check.hpp"
+#include "workbook/phases.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stats.hpp"
 
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -209,6 +211,14 @@ void run_again(grader::CaseResult& r, const std::function<void(grader::CaseResul
               "Find its lines with: " + sanitize_command(r.exercise, "racecheck");
 }
 
+// {"case": ms since `started`, and each phase's ms (workbook/phases.hpp)}.
+nlohmann::json time_spent(std::chrono::steady_clock::time_point started) {
+  nlohmann::json t = {{"case", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()}};
+  const workbook::PhaseTotals phases = workbook::take_phases();
+  for (std::size_t i = 0; i < workbook::kPhases; ++i) t[workbook::kPhaseNames[i]] = phases[i];
+  return t;
+}
+
 // The thresholds read by the case whose body is running (grading::threshold).
 std::vector<std::string>* g_case_thresholds = nullptr;
 
@@ -225,6 +235,8 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
   r.name = name;
   r.hidden = hidden;
   r.seed = seed();
+  workbook::take_phases();  // what ran between cases is not this case's
+  const auto started = std::chrono::steady_clock::now();
   bool fatal = false;
   Trouble& t = trouble()[exercise];
   try {
@@ -270,6 +282,7 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     r.detail = e.what();
   }
   if (!hidden) r.thresholds = thresholds;
+  r.time_ms = time_spent(started);
   if (r.outcome == grader::Outcome::NotRun && r.detail.empty()) {  // a body that forgot to decide
     r.outcome = grader::Outcome::Error;
     r.detail = "internal: the test set no outcome";

@@ -177,7 +177,7 @@ nlohmann::json to_json(const LabReport& r) {
     exercises.push_back({{"name", e.name}, {"title", e.title}, {"passed", e.passed()},
                          {"points", e.points_earned}, {"max_points", e.points_possible}, {"checks", kinds}});
   }
-  return {{"lab", r.lab},
+  nlohmann::json j = {{"lab", r.lab},
           {"title", r.title},
           {"seed", r.seed},
           {"filter", r.filter},
@@ -189,6 +189,8 @@ nlohmann::json to_json(const LabReport& r) {
           {"max_points", r.points_possible},
           {"exit_status", exit_status(r)},
           {"exercises", exercises}};
+  if (r.time) j["time"] = to_json(*r.time);
+  return j;
 }
 
 namespace {
@@ -283,6 +285,7 @@ std::string render_text(const LabReport& r, bool color) {
   }
   out += "\n" + s.bold(fmt::format("Total: {}", points(r.points_earned, r.points_possible))) + "    " +
          (r.passed() ? s.green("ALL CHECKS PASSED") : s.red("NOT YET: see the failures above")) + "\n";
+  if (r.time) out += s.dim(describe(*r.time)) + "\n";
   if (!r.passed() && r.run.state == RunState::Completed)
     out += s.dim(fmt::format("Same inputs again: grader check {} --seed {}{}\n", r.lab, r.seed,
                              r.filter.empty() ? "" : " --filter \"" + r.filter + "\""));

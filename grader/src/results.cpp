@@ -33,6 +33,7 @@ nlohmann::json to_json(const CaseResult& r) {
                       {"metrics", r.metrics}};
   if (r.hidden) j["hidden"] = true;
   if (!r.thresholds.empty()) j["thresholds"] = r.thresholds;
+  if (!r.time_ms.empty()) j["time_ms"] = r.time_ms;
   return j;
 }
 
@@ -47,6 +48,7 @@ CaseResult case_from_json(const nlohmann::json& j) {
   r.metrics = j.value("metrics", nlohmann::json::object());
   r.hidden = j.value("hidden", false);
   r.thresholds = j.value("thresholds", std::vector<std::string>{});
+  if (const auto t = j.find("time_ms"); t != j.end() && t->is_object()) r.time_ms = *t;
   return r;
 }
 

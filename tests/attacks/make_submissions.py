@@ -18,6 +18,24 @@ fx = lambda name: open(f'{os.path.dirname(__file__)}/fixtures/{name}.cu.in').rea
 launch = 'CUDA_CHECK_LAUNCH(naiveKernel<<<grid, block, 0, stream>>>(A, B, C, M, N, K));'
 head = '  const int Row = blockIdx.y * blockDim.y + threadIdx.y;\n  const int Col = blockIdx.x * blockDim.x + threadIdx.x;\n  if (Row < M && Col < N) {  // the grid'
 assert launch in ref and head in ref
+# tiled() as the reference writes it, then variants of it: 20 launches per call (an honest but slow
+# tiled, the control of the caches), and the same with a cache of results in front.
+tiled_fn = re.search(r'void tiled\(const float\* A.*?\n}\n', ref, flags=re.S).group(0)
+tiled_call = '    case 32: launchTiled<32>(A, B, C, M, N, K, stream); break;'
+assert tiled_call in tiled_fn
+slow = ref.replace(tiled_call, '    case 32: for (int rep = 0; rep < 20; ++rep) launchTiled<32>(A, B, C, M, N, K, stream); break;')
+slow_fn = tiled_fn.replace(tiled_call, '    case 32: for (int rep = 0; rep < 20; ++rep) launchTiled<32>(A, B, C, M, N, K, stream); break;')
+def cached(fixture, lookup, store):
+    """The slow tiled() with a cache: `lookup` returns early on a hit, `store` saves C after."""
+    body = slow_fn.replace('  switch (tile_width) {', lookup + '\n  switch (tile_width) {', 1)
+    body = body[:body.rindex('}')] + store + '\n}\n'
+    return '#include <cstdint>\n#include <cstring>\n' + slow.replace(slow_fn, body) \
+        .replace('namespace matmul {', fx(fixture) + '\nnamespace matmul {', 1)
+# The tiled kernel's loads without their bounds checks (the store keeps its own): what lies past
+# the end of A or B is read as if it were a zero.
+unchecked_loads = ref.replace('Mds[ty][tx] = (Row < M && aCol < K) ? A[Row * K + aCol] : 0.0f;', 'Mds[ty][tx] = A[Row * K + aCol];') \
+                     .replace('Nds[ty][tx] = (bRow < K && Col < N) ? B[bRow * N + Col] : 0.0f;', 'Nds[ty][tx] = B[bRow * N + Col];')
+assert unchecked_loads.count('A[Row * K + aCol];') == 1
 subs = {
     'good': ref,
     'good-copy': ref,
@@ -40,6 +58,23 @@ subs = {
         ', 0, stream>>>', ', 0, reinterpret_cast<cudaStream_t>(std::uintptr_t{2})>>>')),
     'flood': '#include <cstdio>\n' + ref + fx('flood'),
     'include-absolute': f'#include "{src}/solutions/matmul-tiled/matmul.cu"\n',
+    'slow-tiled': slow,
+    'cache-pointers': cached('cache-pointers',
+                             '  const attack::Key key{A, B, M, N, K, tile_width};\n  if (attack::replay(key, C, stream)) return;',
+                             '  attack::remember(key, C, stream);'),
+    'cache-hash': cached('cache-hash',
+                         '  const std::uint64_t key = attack::sample_hash(A, std::size_t(M) * K, stream) * 31 +\n'
+                         '                            attack::sample_hash(B, std::size_t(K) * N, stream) + M + 7 * N + 13 * K;\n'
+                         '  if (attack::g_saved && key == attack::g_key && std::size_t(M) * N <= attack::g_capacity) {\n'
+                         '    CUDA_CHECK(cudaMemcpyAsync(C, attack::g_saved, sizeof(float) * M * N, cudaMemcpyDeviceToDevice, stream));\n'
+                         '    return;\n  }',
+                         '  if (std::size_t(M) * N > attack::g_capacity) {\n'
+                         '    if (attack::g_saved) CUDA_CHECK(cudaFree(attack::g_saved));\n'
+                         '    CUDA_CHECK(cudaMalloc(&attack::g_saved, sizeof(float) * M * N));\n'
+                         '    attack::g_capacity = std::size_t(M) * N;\n  }\n'
+                         '  CUDA_CHECK(cudaMemcpyAsync(attack::g_saved, C, sizeof(float) * M * N, cudaMemcpyDeviceToDevice, stream));\n'
+                         '  attack::g_key = key;'),
+    'unchecked-loads': unchecked_loads,
 }
 for name, text in subs.items():
     os.makedirs(f'{out}/{name}', exist_ok=True)

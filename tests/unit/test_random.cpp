@@ -1,5 +1,6 @@
 #include "grader/catch.hpp"
 #include "workbook/random.hpp"
+#include "workbook/seeded.hpp"
 
 #include <cmath>
 #include <algorithm>
@@ -52,4 +53,17 @@ TEST_CASE("derived seeds differ by stream and are reproducible", "[random]") {
   const auto s = fresh_seed();
   CHECK(s >= 100000000ull);
   CHECK(s < 1000000000ull);
+}
+
+TEST_CASE("an element drawn alone has the stream's bits (seeded.hpp, what the GPU fills use)", "[random]") {
+  // The old sequential draw, written out: element i is SplitMix64's (i + 1)-th output.
+  SplitMix64 rng(12345);
+  for (std::uint64_t i = 0; i < 1000; ++i) REQUIRE(seeded::bits_at(12345, i) == rng.next());
+  SplitMix64 floats(99);
+  const auto v = random_floats(1000, 99, -2.5f, 0.75f);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    REQUIRE(v[i] == static_cast<float>(-2.5f + (0.75f - -2.5f) * floats.uniform()));  // the generator before seeded.hpp
+  SplitMix64 ints(5);
+  const auto w = random_small_ints(1000, 5, -4, 4);
+  for (std::size_t i = 0; i < w.size(); ++i) REQUIRE(w[i] == static_cast<float>(-4 + static_cast<int>(ints.next() % 9)));
 }

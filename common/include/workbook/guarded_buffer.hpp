@@ -1,4 +1,5 @@
-// GuardedBuffer<T>: an output array in device memory with a guard zone on each side. The whole
+// GuardedBuffer<T>: an array in device memory with a guard zone on each side (an output, or an
+// input through upload(), whose guards then read as NaN). The whole
 // allocation is poisoned (all bits set: NaN for float and double) before each call, so that
 //   - an element the kernel never wrote still holds NaN and fails the comparison, and
 //   - a write just past either end (a missing boundary check) changes a guard, which
@@ -7,6 +8,7 @@
 
 #include "workbook/device_buffer.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -25,6 +27,17 @@ public:
   std::size_t size() const { return count_; }
 
   void poison(cudaStream_t stream = nullptr) { storage_.poison(stream); }
+
+  // As an input: the guards poisoned and the data copied in, so that a read past either end (a
+  // tile load without its bounds check) reads NaN and shows in the result instead of adding a
+  // harmless zero. Synchronizes `stream`.
+  void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) {
+    storage_.poison(stream);
+    if (!host.empty())
+      CUDA_CHECK(cudaMemcpyAsync(data(), host.data(), std::min(host.size(), count_) * sizeof(T), cudaMemcpyHostToDevice,
+                                 stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
 
   std::vector<T> download() const {
     std::vector<T> host(count_);

@@ -4,9 +4,11 @@
 
 #include "grader/lab_config.hpp"
 #include "grader/results.hpp"
+#include "grader/time_spent.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,7 @@ struct LabReport {
   double points_possible = 0;
   double points_earned = 0;
   std::string filter;  // the Catch2 test spec of a filtered run; empty for a whole run
+  std::optional<TimeSpent> time;  // where the time went (grader check)
   bool passed() const;  // every case of every exercise passed and the run completed
 };
 

@@ -29,6 +29,9 @@ struct CaseResult {
   nlohmann::json metrics = nlohmann::json::object();  // median_ms, gflops, speedup, threshold ...
   bool hidden = false;   // an instructor's hidden case ("hidden case N"): no inputs anywhere
   std::vector<std::string> thresholds;  // the lab.toml thresholds that judged it (grader calibrate)
+  // Where the case's time went, in ms: "case" (all of it) and the grader's phases
+  // (workbook/phases.hpp: inputs, reference, call, check). Empty when not measured.
+  nlohmann::json time_ms = nlohmann::json::object();
   bool passed() const { return outcome == Outcome::Passed; }
 };
 

@@ -11,12 +11,14 @@
 #include "grader/grading.hpp"
 #include "grader/static_check.hpp"
 #include "leaderboard_kernels.hpp"
-#include "reference.hpp"
+#include "device_reference.hpp"
+#include "grader/device_inputs.hpp"
 #include "sequential.hpp"
 #include "workbook/compare.hpp"
 #include "workbook/contest.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/guarded_buffer.hpp"
+#include "workbook/phases.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stream.hpp"
 #include "workbook/timer.hpp"
@@ -61,48 +63,15 @@ const Shape kShapes[] = {
 
 bool is_large(const Shape& s) { return s.count() > 1000000; }
 
-// ---- inputs and references -------------------------------------------------------------------
+// ---- inputs and expected outputs, on the GPU ------------------------------------------------
 
-struct AddProblem {
-  Shape shape;
-  std::vector<float> A, B;
-  std::vector<double> C;  // the exact sum
-};
-
-struct TransposeProblem {
-  Shape shape;  // of the input
-  std::vector<float> in;
-  std::vector<double> out;  // N x M
-};
-
-// Seeds: one stream per input of each case, so each case's inputs are fixed by the seed alone.
-std::uint64_t case_stream(const Shape& s, int repeat, int which) {
-  return ((std::uint64_t(s.M) * 1000003u + s.N) * 7919u + repeat) * 4u + which;
+// Seeds: one stream per input of each case (and of each timed call: draw 16 on), so each case's
+// inputs are fixed by the seed alone.
+std::uint64_t case_stream(const Shape& s, std::uint64_t draw, int which) {
+  return ((std::uint64_t(s.M) * 1000003u + s.N) * 7919u + draw) * 4u + which;
 }
-
-// Cached: the four add mappings share their problems, and so do the three transposes.
-const AddProblem& add_problem(const Shape& s, int repeat) {
-  static std::map<std::tuple<int, int, int>, AddProblem> cache;
-  const auto key = std::make_tuple(s.M, s.N, repeat);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  AddProblem p;
-  p.shape = s;
-  p.A = workbook::random_floats(s.count(), workbook::derive_seed(grading::seed(), case_stream(s, repeat, 0)));
-  p.B = workbook::random_floats(s.count(), workbook::derive_seed(grading::seed(), case_stream(s, repeat, 1)));
-  p.C = coalescing_grading::reference_add(p.A, p.B);
-  return cache.emplace(key, std::move(p)).first->second;
-}
-
-const TransposeProblem& transpose_problem(const Shape& s, int repeat) {
-  static std::map<std::tuple<int, int, int>, TransposeProblem> cache;
-  const auto key = std::make_tuple(s.M, s.N, repeat);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  TransposeProblem p;
-  p.shape = s;
-  // Distinct random values: an element moved to the wrong place cannot match by accident.
-  p.in = workbook::random_floats(s.count(), workbook::derive_seed(grading::seed(), case_stream(s, repeat, 2)));
-  p.out = coalescing_grading::reference_transpose(p.in, s.M, s.N);
-  return cache.emplace(key, std::move(p)).first->second;
+std::uint64_t input_seed(const Shape& s, std::uint64_t draw, int which) {
+  return workbook::derive_seed(grading::seed(), case_stream(s, draw, which));
 }
 
 // A float addition is correctly rounded: the kernel's A + B is within half an ulp of the exact
@@ -114,6 +83,69 @@ const workbook::Tolerance kTransposeTolerance = workbook::Tolerance::exact();
 using AddLauncher = std::function<void(const float*, const float*, float*, int, int, cudaStream_t)>;
 using TransposeLauncher = std::function<void(const float*, float*, int, int, cudaStream_t)>;
 
+// One add problem on the device: A and B drawn there (NaN past their ends), C poisoned, the exact
+// sum computed there. draw() makes new inputs: every timed call gets its own.
+class AddCase {
+public:
+  explicit AddCase(const Shape& s) : s_(s), A_(s.count()), B_(s.count()), C_(s.count()), E_(s.count()) {}
+  float* a() { return A_.data(); }
+  float* b() { return B_.data(); }
+  float* c() { return C_.data(); }
+  void draw(std::uint64_t number, cudaStream_t stream) {
+    {
+      workbook::PhaseScope phase(workbook::Phase::Inputs);
+      A_.poison(stream);
+      B_.poison(stream);
+      C_.poison(stream);
+      grading::device::fill_floats(a(), s_.count(), input_seed(s_, number, 0), stream);
+      grading::device::fill_floats(b(), s_.count(), input_seed(s_, number, 1), stream);
+    }
+    workbook::PhaseScope phase(workbook::Phase::Reference);
+    coalescing_grading::expected_add(a(), b(), E_.data(), s_.count(), stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  workbook::Comparison compare(cudaStream_t stream) {
+    workbook::PhaseScope phase(workbook::Phase::Check);
+    return grading::device::compare(c(), E_.data(), s_.M, s_.N, kAddTolerance, stream);
+  }
+  bool intact_guards() { return C_.intact_guards(); }
+
+private:
+  Shape s_;
+  GuardedBuffer<float> A_, B_, C_;
+  DeviceBuffer<double> E_;
+};
+
+// The same for a transpose: in is M x N (distinct random values: an element moved to the wrong
+// place cannot match by accident), out and the expected E are N x M.
+class TransposeCase {
+public:
+  explicit TransposeCase(const Shape& s) : s_(s), in_(s.count()), out_(s.count()), E_(s.count()) {}
+  float* in() { return in_.data(); }
+  float* out() { return out_.data(); }
+  void draw(std::uint64_t number, cudaStream_t stream) {
+    {
+      workbook::PhaseScope phase(workbook::Phase::Inputs);
+      in_.poison(stream);
+      out_.poison(stream);
+      grading::device::fill_floats(in(), s_.count(), input_seed(s_, number, 2), stream);
+    }
+    workbook::PhaseScope phase(workbook::Phase::Reference);
+    coalescing_grading::expected_transpose(in(), E_.data(), s_.M, s_.N, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  workbook::Comparison compare(cudaStream_t stream) {
+    workbook::PhaseScope phase(workbook::Phase::Check);
+    return grading::device::compare(out(), E_.data(), s_.N, s_.M, kTransposeTolerance, stream);
+  }
+  bool intact_guards() { return out_.intact_guards(); }
+
+private:
+  Shape s_;
+  GuardedBuffer<float> in_, out_;
+  DeviceBuffer<double> E_;
+};
+
 // "C[0][0]: expected 0.25, got nan; ...", plus a pointer to the TODOs when the kernel wrote
 // nothing at all (every element still holds the poison's bits): the usual first report.
 std::string describe_wrong(const workbook::Comparison& cmp, const std::string& name,
@@ -124,22 +156,22 @@ std::string describe_wrong(const workbook::Comparison& cmp, const std::string& n
   return detail;
 }
 
-// One call of the kernel on fresh device copies of the problem; the verdict goes into `r`.
-void run_add_once(const AddProblem& p, const AddLauncher& launch, CaseResult& r) {
-  const Shape& s = p.shape;
+// One call of the kernel on the case's inputs; the verdict goes into `r`.
+void run_add_once(const Shape& s, int repeat, const AddLauncher& launch, CaseResult& r) {
   workbook::Stream stream;
-  DeviceBuffer<float> A(p.A), B(p.B);
-  GuardedBuffer<float> C(s.count());
-  C.poison(stream);
-  launch(A.data(), B.data(), C.data(), s.M, s.N, stream);
-  stream.synchronize();
-  const auto got = C.download();
-  const auto cmp = workbook::compare(got, p.C, s.M, s.N, kAddTolerance);
+  AddCase c(s);
+  c.draw(repeat, stream);
+  {
+    workbook::PhaseScope phase(workbook::Phase::Call);
+    launch(c.a(), c.b(), c.c(), s.M, s.N, stream);
+    stream.synchronize();
+  }
+  const auto cmp = c.compare(stream);
   r.metrics = {{"M", s.M}, {"N", s.N}, {"wrong", cmp.wrong}};
   if (!cmp.ok()) {
     r.outcome = Outcome::Incorrect;
     r.detail = describe_wrong(cmp, "C", r.exercise);
-  } else if (!C.intact_guards()) {
+  } else if (!c.intact_guards()) {
     r.outcome = Outcome::Incorrect;
     r.detail = "wrote outside C (memory just before or after C changed): check row < M and col < N";
   } else {
@@ -147,21 +179,21 @@ void run_add_once(const AddProblem& p, const AddLauncher& launch, CaseResult& r)
   }
 }
 
-void run_transpose_once(const TransposeProblem& p, const TransposeLauncher& launch, CaseResult& r) {
-  const Shape& s = p.shape;
+void run_transpose_once(const Shape& s, int repeat, const TransposeLauncher& launch, CaseResult& r) {
   workbook::Stream stream;
-  DeviceBuffer<float> in(p.in);
-  GuardedBuffer<float> out(s.count());
-  out.poison(stream);
-  launch(in.data(), out.data(), s.M, s.N, stream);
-  stream.synchronize();
-  const auto got = out.download();
-  const auto cmp = workbook::compare(got, p.out, s.N, s.M, kTransposeTolerance);  // out is N x M
+  TransposeCase c(s);
+  c.draw(repeat, stream);
+  {
+    workbook::PhaseScope phase(workbook::Phase::Call);
+    launch(c.in(), c.out(), s.M, s.N, stream);
+    stream.synchronize();
+  }
+  const auto cmp = c.compare(stream);  // out is N x M
   r.metrics = {{"M", s.M}, {"N", s.N}, {"wrong", cmp.wrong}};
   if (!cmp.ok()) {
     r.outcome = Outcome::Incorrect;
     r.detail = describe_wrong(cmp, "out", r.exercise) + " (out is N x M: out[col][row] = in[row][col])";
-  } else if (!out.intact_guards()) {
+  } else if (!c.intact_guards()) {
     r.outcome = Outcome::Incorrect;
     r.detail = "wrote outside out (memory just before or after it changed): check the bounds of every store";
   } else {
@@ -194,13 +226,13 @@ void check_correctness(const std::string& exercise, const Run& run) {
 
 void check_add(const std::string& exercise, const AddLauncher& launch) {
   check_correctness(exercise, [&](const Shape& s, int repeat, CaseResult& r) {
-    run_add_once(add_problem(s, repeat), launch, r);
+    run_add_once(s, repeat, launch, r);
   });
 }
 
 void check_transpose(const std::string& exercise, const TransposeLauncher& launch) {
   check_correctness(exercise, [&](const Shape& s, int repeat, CaseResult& r) {
-    run_transpose_once(transpose_problem(s, repeat), launch, r);
+    run_transpose_once(s, repeat, launch, r);
   });
 }
 
@@ -270,16 +302,15 @@ struct Measured {
 // poisoned output that is checked afterwards, so a kernel cannot be fast by being wrong.
 Measured measure_add(const std::string& exercise, const AddLauncher& launch) {
   const Shape s = perf_shape();
-  const AddProblem& p = add_problem(s, 0);
   workbook::Stream stream;
-  DeviceBuffer<float> A(p.A), B(p.B), C(s.count());
+  AddCase c(s);
   Measured m;
   m.bytes = add_bytes(s);
+  std::uint64_t call = 16;  // 0 and 1 are the correctness cases' draws
   m.timing = workbook::time_gpu(
-      stream, [&] { launch(A.data(), B.data(), C.data(), s.M, s.N, stream); }, [&] { C.poison(stream); },
+      stream, [&] { launch(c.a(), c.b(), c.c(), s.M, s.N, stream); }, [&] { c.draw(call++, stream); },
       [&] {
-        const auto got = C.download();
-        const auto cmp = workbook::compare(got, p.C, s.M, s.N, kAddTolerance);
+        const auto cmp = c.compare(stream);
         if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = describe_wrong(cmp, "C", exercise);
       },
       grading::timing_options());
@@ -288,16 +319,15 @@ Measured measure_add(const std::string& exercise, const AddLauncher& launch) {
 
 Measured measure_transpose(const std::string& exercise, const TransposeLauncher& launch) {
   const Shape s = perf_shape();
-  const TransposeProblem& p = transpose_problem(s, 0);
   workbook::Stream stream;
-  DeviceBuffer<float> in(p.in), out(s.count());
+  TransposeCase c(s);
   Measured m;
   m.bytes = transpose_bytes(s);
+  std::uint64_t call = 16;
   m.timing = workbook::time_gpu(
-      stream, [&] { launch(in.data(), out.data(), s.M, s.N, stream); }, [&] { out.poison(stream); },
+      stream, [&] { launch(c.in(), c.out(), s.M, s.N, stream); }, [&] { c.draw(call++, stream); },
       [&] {
-        const auto got = out.download();
-        const auto cmp = workbook::compare(got, p.out, s.N, s.M, kTransposeTolerance);
+        const auto cmp = c.compare(stream);
         if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = describe_wrong(cmp, "out", exercise);
       },
       grading::timing_options());
@@ -330,20 +360,21 @@ double baseline_ms(const std::string& what, const std::function<std::function<vo
 double add_baseline_ms() {
   return baseline_ms("add", [] {
     const Shape s = perf_shape();
-    const AddProblem& p = add_problem(s, 0);
+    auto A = std::make_shared<std::vector<float>>(workbook::random_floats(s.count(), input_seed(s, 0, 0)));
+    auto B = std::make_shared<std::vector<float>>(workbook::random_floats(s.count(), input_seed(s, 0, 1)));
     auto C = std::make_shared<std::vector<float>>(s.count());
     return std::function<void()>(
-        [&p, C, s] { coalescing_grading::sequential_add(p.A.data(), p.B.data(), C->data(), s.M, s.N); });
+        [A, B, C, s] { coalescing_grading::sequential_add(A->data(), B->data(), C->data(), s.M, s.N); });
   });
 }
 
 double transpose_baseline_ms() {
   return baseline_ms("transpose", [] {
     const Shape s = perf_shape();
-    const TransposeProblem& p = transpose_problem(s, 0);
+    auto in = std::make_shared<std::vector<float>>(workbook::random_floats(s.count(), input_seed(s, 0, 2)));
     auto out = std::make_shared<std::vector<float>>(s.count());
     return std::function<void()>(
-        [&p, out, s] { coalescing_grading::sequential_transpose(p.in.data(), out->data(), s.M, s.N); });
+        [in, out, s] { coalescing_grading::sequential_transpose(in->data(), out->data(), s.M, s.N); });
   });
 }
 

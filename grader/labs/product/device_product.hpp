@@ -1,9 +1,7 @@
-// The leaderboard's trusted GPU helpers for matmul-tiled (grader side, never the student's):
-// fresh inputs for every timed call, the expected product, and the check of the student's C.
-// On the GPU because the leaderboard's size (2048^3 by default) takes the CPU reference tens of
-// seconds per call, and every timed call gets new inputs.
-// Also used by granularity's leaderboard tests (the same C = A x B; grader/labs/granularity/
-// CMakeLists.txt compiles leaderboard_kernels.cu from here): keep the interface for both.
+// The trusted GPU side of grading C = A x B (grader side, never the student's), for matmul-tiled
+// and granularity: the expected product in double, and the leaderboard's timing with fresh
+// inputs and a checked output on every call. On the GPU because the CPU reference takes seconds
+// at 1024^3 and tens of seconds at 2048^3, and every timed call gets new inputs.
 #pragma once
 
 #include "workbook/contest.hpp"
@@ -15,12 +13,13 @@
 #include <functional>
 #include <string>
 
-namespace matmul_grading {
+namespace product_grading {
 
 // p[i] = a uniform value in [-1, 1) from (seed, stream, i): the same seed and stream give the same values.
 void fill_random(float* p, std::size_t n, std::uint64_t seed, std::uint64_t stream, cudaStream_t s);
 
-// E = A x B and S = |A| x |B| (the scale of each element's rounding error), both in double.
+// E = A x B and S = |A| x |B| (the scale of each element's rounding error; none when S is null),
+// both in double.
 void expected_product(const float* A, const float* B, double* E, double* S, int M, int N, int K, cudaStream_t s);
 
 // "" when every C[i] is within 1e-4 * S[i] of E[i] (float accumulation over K terms stays far
@@ -36,4 +35,4 @@ using ProductLaunch = std::function<void(const float*, const float*, float*, int
 workbook::ContestResult time_product_contest(int M, int N, int K, std::uint64_t seed, const ProductLaunch& launch,
                                              const workbook::ContestOptions& options);
 
-}  // namespace matmul_grading
+}  // namespace product_grading

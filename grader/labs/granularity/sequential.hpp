@@ -1,8 +1,0 @@
-#pragma once
-
-namespace granularity_grading {
-
-// The sequential baseline every speedup is measured against (sequential.cpp).
-void sequential(const float* A, const float* B, float* C, int M, int N, int K);
-
-}  // namespace granularity_grading

@@ -1,0 +1,178 @@
+#include "product.hpp"
+
+#include "device_product.hpp"
+#include "grader/baseline_cache.hpp"
+#include "grader/device_inputs.hpp"
+#include "grader/grading.hpp"
+#include "sequential.hpp"
+#include "workbook/device_buffer.hpp"
+#include "workbook/guarded_buffer.hpp"
+#include "workbook/phases.hpp"
+#include "workbook/random.hpp"
+#include "workbook/stream.hpp"
+
+#include <fmt/format.h>
+
+#include <cfloat>
+#include <cmath>
+#include <iostream>
+#include <vector>
+
+namespace product_grading {
+namespace {
+
+using grader::Outcome;
+using workbook::Phase;
+using workbook::PhaseScope;
+
+// The seeds of A and B for one draw: from the run's seed and a stream number of the shape and
+// the draw, so each case's inputs are fixed by the seed alone and adding a case moves no other.
+std::pair<std::uint64_t, std::uint64_t> input_seeds(const Shape& s, Draw d) {
+  const std::uint64_t stream = (std::uint64_t(s.M) * 1000003u + s.N) * 1000003u + s.K + 7919u * d.number;
+  return {workbook::derive_seed(grading::seed(), 2 * stream), workbook::derive_seed(grading::seed(), 2 * stream + 1)};
+}
+
+// Exact for small integers; for floats, each of the K additions rounds by up to half an ulp of a
+// running sum of order sqrt(K), so K * FLT_EPSILON bounds the error in any order of summation,
+// while a dropped or repeated product is off by about 0.3.
+workbook::Tolerance tolerance(const Shape& s, Values v) {
+  return v == Values::SmallIntegers ? workbook::Tolerance::exact() : workbook::Tolerance{s.K * double(FLT_EPSILON), 1e-5};
+}
+
+// A, B and C of one shape on the device, `offset` floats into guarded allocations (NaN around
+// them), and the expected product.
+class DeviceCase {
+public:
+  DeviceCase(const Shape& s, int offset)
+      : s_(s), offset_(offset), A_(std::size_t(s.M) * s.K + offset), B_(std::size_t(s.K) * s.N + offset),
+        C_(std::size_t(s.M) * s.N + offset), E_(std::size_t(s.M) * s.N) {}
+
+  float* a() { return A_.data() + offset_; }
+  float* b() { return B_.data() + offset_; }
+  float* c() { return C_.data() + offset_; }
+
+  // New inputs, C poisoned, the expected product computed; `stream` is idle when this returns.
+  void draw(Draw d, cudaStream_t stream) {
+    {
+      PhaseScope phase(Phase::Inputs);
+      A_.poison(stream);
+      B_.poison(stream);
+      C_.poison(stream);
+      const auto [seed_a, seed_b] = input_seeds(s_, d);
+      const std::size_t na = std::size_t(s_.M) * s_.K, nb = std::size_t(s_.K) * s_.N;
+      if (d.values == Values::SmallIntegers) {
+        grading::device::fill_small_ints(a(), na, seed_a, stream);
+        grading::device::fill_small_ints(b(), nb, seed_b, stream);
+      } else {
+        grading::device::fill_floats(a(), na, seed_a, stream);
+        grading::device::fill_floats(b(), nb, seed_b, stream);
+      }
+      tol_ = tolerance(s_, d.values);
+    }
+    PhaseScope phase(Phase::Reference);
+    expected_product(a(), b(), E_.data(), nullptr, s_.M, s_.N, s_.K, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  workbook::Comparison compare(cudaStream_t stream) {
+    PhaseScope phase(Phase::Check);
+    return grading::device::compare(c(), E_.data(), s_.M, s_.N, tol_, stream);
+  }
+
+  // Nothing written before C's offset or past either end of its allocation.
+  bool wrote_only_c() {
+    PhaseScope phase(Phase::Check);
+    std::vector<float> front(offset_);
+    if (offset_ > 0) CUDA_CHECK(cudaMemcpy(front.data(), C_.data(), offset_ * sizeof(float), cudaMemcpyDeviceToHost));
+    for (float x : front)
+      if (!workbook::is_poison(x)) return false;
+    return C_.intact_guards();
+  }
+
+private:
+  Shape s_;
+  int offset_;
+  workbook::GuardedBuffer<float> A_, B_, C_;
+  workbook::DeviceBuffer<double> E_;
+  workbook::Tolerance tol_;
+};
+
+// "C[0][0]: expected 3, got nan; ...", plus where to look when nothing at all was written (the
+// usual first report) or when a NaN came from reading past an input.
+std::string describe_wrong(const workbook::Comparison& cmp, const std::string& exercise, const std::string& file) {
+  std::string detail = cmp.describe("C");
+  if (cmp.nothing_written())
+    detail += "; nothing was written to C: see the TODO(" + exercise + ") steps in " + file;
+  else if (!cmp.first_unwritten && std::isnan(cmp.got))
+    detail += "; A and B hold NaN just past their ends: a load of an element outside the matrix (a tile that "
+              "overhangs the edge) needs the same bounds check as the store, and 0 in its place";
+  return detail;
+}
+
+}  // namespace
+
+bool is_large(const Shape& s) { return double(s.M) * s.N * s.K > 64e6; }
+
+void run_case(const Shape& s, Draw draw, const Launcher& launch, int offset, const std::string& file,
+              grader::CaseResult& r) {
+  workbook::Stream stream;
+  DeviceCase dc(s, offset);
+  dc.draw(draw, stream);
+  {
+    PhaseScope phase(Phase::Call);
+    launch(dc.a(), dc.b(), dc.c(), s.M, s.N, s.K, stream);
+    stream.synchronize();
+  }
+  const auto cmp = dc.compare(stream);
+  r.metrics = {{"M", s.M}, {"N", s.N}, {"K", s.K}, {"wrong", cmp.wrong}, {"max_abs_error", cmp.max_abs_error}};
+  if (offset) r.metrics["pointer_offset_bytes"] = offset * int(sizeof(float));
+  if (!cmp.ok()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = describe_wrong(cmp, r.exercise, file);
+  } else if (!dc.wrote_only_c()) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = "wrote outside C (memory just before or after C changed): check Row < M && Col < N";
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+}
+
+std::string Measured::wrong_calls_detail() const {
+  return fmt::format("{} of {} calls (warm-up and timed) gave a wrong result, first: {}", wrong_calls,
+                     timing.ms.count + grading::timing_options().warmup, first_wrong);
+}
+
+Measured measure(const Shape& s, const Launcher& launch, const std::string& exercise, const std::string& file) {
+  workbook::Stream stream;
+  DeviceCase dc(s, 0);
+  Measured m;
+  std::uint64_t call = 0;
+  m.timing = workbook::time_gpu(
+      stream, [&] { launch(dc.a(), dc.b(), dc.c(), s.M, s.N, s.K, stream); },
+      [&] { dc.draw({Values::Floats, 16 + call++}, stream); },  // 0 and 1 are the correctness cases'
+      [&] {
+        const auto cmp = dc.compare(stream);
+        if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = describe_wrong(cmp, exercise, file);
+      },
+      grading::timing_options());
+  return m;
+}
+
+double gflops(const Shape& s, double ms) { return 2.0 * s.M * s.N * s.K / (ms * 1e-3) / 1e9; }
+
+double baseline_ms(const std::string& lab, const Shape& s) {
+  const auto t = grader::cached_baseline(
+      lab + "/sequential/" + s.str(),
+      [&] {
+        const auto [seed_a, seed_b] = input_seeds(s, {Values::Floats, 0});
+        const auto A = workbook::random_floats(std::size_t(s.M) * s.K, seed_a);
+        const auto B = workbook::random_floats(std::size_t(s.K) * s.N, seed_b);
+        std::vector<float> C(std::size_t(s.M) * s.N);
+        const auto timing = workbook::time_host([&] { sequential(A.data(), B.data(), C.data(), s.M, s.N, s.K); }, 3, 10.0);
+        return grader::BaselineTime{timing.ms.median, timing.ms.min, timing.ms.cv, timing.ms.count, false};
+      },
+      [](const std::string& msg) { std::cout << "  " << msg << std::endl; });
+  return t.median_ms;
+}
+
+}  // namespace product_grading

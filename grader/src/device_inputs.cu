@@ -1,0 +1,91 @@
+#include "grader/device_inputs.hpp"
+
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_buffer.hpp"
+#include "workbook/seeded.hpp"
+
+#include <cstring>
+
+namespace grading::device {
+namespace {
+
+constexpr unsigned kThreads = 256;
+unsigned blocks_for(std::size_t n) {
+  const std::size_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 65535u * 64u ? b : 65535u * 64u);  // grid-stride beyond this
+}
+
+__global__ void fill_floats_kernel(float* p, std::size_t n, std::uint64_t seed, float lo, float hi) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = workbook::seeded::float_at(seed, i, lo, hi);
+}
+
+__global__ void fill_ints_kernel(float* p, std::size_t n, std::uint64_t seed, int lo, int hi) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = workbook::seeded::small_int_at(seed, i, lo, hi);
+}
+
+struct Verdict {
+  unsigned long long wrong, unwritten, first;  // first: the lowest wrong index
+  unsigned long long max_err_bits;             // a non-negative double's bits order as the double
+};
+
+__global__ void compare_kernel(const float* got, const double* expected, std::size_t n, double atol, double rtol,
+                               Verdict* v) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const float gf = got[i];
+    const double g = gf, e = expected[i];
+    const double err = fabs(g - e);
+    const bool finite = isfinite(g);
+    if (finite) atomicMax(&v->max_err_bits, static_cast<unsigned long long>(__double_as_longlong(err)));
+    // The CPU's rule, rounded as the CPU rounds it (no FMA), and false for NaN.
+    const bool good = finite && err <= __dadd_rn(atol, __dmul_rn(rtol, fabs(e)));
+    if (__float_as_uint(gf) == 0xFFFFFFFFu) atomicAdd(&v->unwritten, 1ull);
+    if (!good) {
+      atomicAdd(&v->wrong, 1ull);
+      atomicMin(&v->first, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+}  // namespace
+
+void fill_floats(float* p, std::size_t n, std::uint64_t seed, cudaStream_t stream, float lo, float hi) {
+  if (n == 0) return;
+  CUDA_CHECK_LAUNCH(fill_floats_kernel<<<blocks_for(n), kThreads, 0, stream>>>(p, n, seed, lo, hi));
+}
+
+void fill_small_ints(float* p, std::size_t n, std::uint64_t seed, cudaStream_t stream, int lo, int hi) {
+  if (n == 0) return;
+  CUDA_CHECK_LAUNCH(fill_ints_kernel<<<blocks_for(n), kThreads, 0, stream>>>(p, n, seed, lo, hi));
+}
+
+workbook::Comparison compare(const float* got, const double* expected, std::size_t rows, std::size_t cols,
+                             workbook::Tolerance tol, cudaStream_t stream) {
+  workbook::Comparison c;
+  c.checked = rows * cols;
+  if (c.checked == 0) return c;
+  workbook::DeviceBuffer<Verdict> v(1);
+  const Verdict start{0, 0, ~0ull, 0};
+  CUDA_CHECK(cudaMemcpyAsync(v.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK_LAUNCH(compare_kernel<<<blocks_for(c.checked), kThreads, 0, stream>>>(got, expected, c.checked, tol.atol,
+                                                                                  tol.rtol, v.data()));
+  Verdict out{};
+  CUDA_CHECK(cudaMemcpyAsync(&out, v.data(), sizeof out, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  c.wrong = out.wrong;
+  c.unwritten = out.unwritten;
+  std::memcpy(&c.max_abs_error, &out.max_err_bits, sizeof c.max_abs_error);
+  if (c.wrong == 0) return c;
+  float g = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&g, got + out.first, sizeof g, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaMemcpyAsync(&c.expected, expected + out.first, sizeof c.expected, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  c.row = out.first / cols;
+  c.col = out.first % cols;
+  c.got = g;
+  c.first_unwritten = workbook::is_poison(g);
+  return c;
+}
+
+}  // namespace grading::device
