@@ -4,6 +4,7 @@
 
 #include "grader/baseline_cache.hpp"
 #include "grader/build_log.hpp"
+#include "grader/file_lock.hpp"
 #include "grader/files.hpp"
 #include "grader/gradebook.hpp"
 #include "grader/isolation.hpp"
@@ -11,12 +12,15 @@
 #include "grader/report.hpp"
 #include "grader/results.hpp"
 #include "grader/roster.hpp"
+#include "course/duplicates.hpp"
 #include "course/lateness.hpp"
 #include "course/lms.hpp"
 #include "course/lms_export.hpp"
 #include "course/rejudge.hpp"
 #include "grader/sandbox.hpp"
 #include "grader/submission.hpp"
+#include "grader/utf8.hpp"
+#include "grader/utf8_json.hpp"
 #include "inspect/inspect.hpp"
 #include "inspect/tools.hpp"
 #include "workbook/device_query.hpp"
@@ -30,6 +34,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <condition_variable>
 #include <iostream>
@@ -142,6 +147,20 @@ private:
   // (the code they were given), in the layout JPlag and MOSS take (instructor guide, section 6).
   void write_similarity_layout() const;
   nlohmann::json run_info() const;
+  // batch.json: the run's settings, and an unfinished regrade's students (for its resume).
+  void write_meta() const;
+  // Which students this run grades again: --regrade's, or what an interrupted run of the same
+  // --regrade left (batch.json's "regrading"); said on stderr when it resumes one.
+  std::set<std::string> students_to_regrade(const std::vector<Submission>& submissions,
+                                            const nlohmann::json& previous);
+  // record(), and where even that fails, the student recorded as the grader's error: one
+  // student never stops the class.
+  void record_or_report(StudentResult r);
+  // --times ids that match no submission and no roster row, named (their times go unused).
+  void warn_unmatched_times() const;
+  // A student's kept result (students/<id>.json), scored again with today's configuration and
+  // its student files written again from it; nothing when there is none or it cannot be read.
+  std::optional<StudentResult> earlier_result(const std::string& id);
   // build_report with the run's words on where the thresholds come from (a machine profile).
   LabReport report_of(const std::vector<CaseResult>& results, const RunStatus& run, std::uint64_t seed,
                       const std::string& device, const std::vector<Plan>& plans = {}) const {
@@ -203,6 +222,8 @@ private:
   std::map<std::string, std::string> entry_name_;  // a student's submission as named in the folder (an LMS id)
   std::map<std::string, std::string> lms_name_;    // a student's name as the LMS download gives it
   std::set<std::string> in_progress_;
+  std::vector<std::string> skipped_;               // entries of the submissions folder not graded, and why
+  nlohmann::json regrading_;                       // batch.json's "regrading": {"request", "pending"}
   // --feedback-profile
   inspect::Tool ncu_;
   bool profiling_ = false;
@@ -212,6 +233,113 @@ private:
   int done_ = 0, total_ = 0;
   std::chrono::steady_clock::time_point started_;
 };
+
+void Batch::write_meta() const {
+  if (o_.task()) return;
+  nlohmann::json meta = run_info();
+  if (regrading_.is_object()) meta["regrading"] = regrading_;
+  write_atomically(o_.out / "batch.json", dump_json(meta));
+}
+
+std::set<std::string> Batch::students_to_regrade(const std::vector<Submission>& submissions,
+                                                 const nlohmann::json& previous) {
+  std::set<std::string> asked;
+  for (const auto& s : submissions)
+    if (o_.regrade_all || std::find(o_.regrade.begin(), o_.regrade.end(), s.student) != o_.regrade.end())
+      asked.insert(s.student);
+  if (asked.empty() || o_.task() || o_.merge_only) return asked;
+  const nlohmann::json request = {{"all", o_.regrade_all}, {"students", o_.regrade}};
+  const nlohmann::json earlier = previous.is_object() ? previous.value("regrading", nlohmann::json()) : nlohmann::json();
+  std::set<std::string> todo = asked;
+  if (earlier.is_object() && earlier.value("request", nlohmann::json()) == request && earlier["pending"].is_array()) {
+    // The same regrade, interrupted: those it regraded are kept, the rest are graded now.
+    std::set<std::string> pending;
+    for (const auto& id : earlier["pending"])
+      if (id.is_string()) pending.insert(id.get<std::string>());
+    todo.clear();
+    for (const auto& id : asked)
+      if (pending.count(id)) todo.insert(id);
+    std::cerr << fmt::format("resuming the interrupted {}: {} of {} regraded already (kept), {} to go\n",
+                             o_.regrade_all ? "--regrade-all" : "--regrade", asked.size() - todo.size(), asked.size(),
+                             todo.size());
+  }
+  regrading_ = {{"request", request}, {"pending", todo}};
+  return todo;
+}
+
+void Batch::record_or_report(StudentResult r) {
+  try {
+    record(r);
+    return;
+  } catch (const std::exception& e) {
+    StudentResult error;
+    error.student = r.student;
+    error.status = "grader error";
+    error.detail = "the grader could not record this student's result (" + std::string(e.what()) +
+                   "); it was: " + r.status + ". Fix the cause and run the batch again: it is graded again";
+    error.report = report_of({}, {RunState::NotGraded, error.detail}, seed_, device_);
+    error.graded_at = now_iso();
+    try {
+      record(error);
+    } catch (const std::exception& again) {
+      std::cerr << "grader error: " << r.student << ": the result could not be recorded: " << again.what() << '\n';
+    }
+  }
+}
+
+std::optional<StudentResult> Batch::earlier_result(const std::string& id) {
+  const fs::path saved = students_dir_ / (id + ".json");
+  if (!fs::exists(saved)) return std::nullopt;
+  try {
+    // Scored again with today's configuration (a changed point value or threshold applies to
+    // everyone, not only to those graded after the change).
+    StudentResult kept = student_from_json(nlohmann::json::parse(read_file(saved)));
+    // "not run" ones too: they count. A timed case whose threshold changed since is judged
+    // again from its kept measurement.
+    int rejudged = 0;
+    const std::vector<CaseResult> cases = course::rejudged(all_cases(kept.report), kept.thresholds, config_, &rejudged);
+    if (rejudged > 0)
+      std::cerr << fmt::format("{}: {} timed case{} judged again by changed thresholds\n", id, rejudged,
+                               rejudged == 1 ? "" : "s");
+    if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
+        kept.report.run.state == RunState::TimedOut) {
+      kept.report = rescored(kept, cases);
+      kept.status = submission_status(kept.report);
+    } else {
+      kept.report = rescored(kept, {});
+    }
+    judge_lateness(kept);
+    write_student_files(kept);
+    return kept;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable: graded again
+  }
+}
+
+void Batch::warn_unmatched_times() const {
+  if (!o_.times || times_.empty()) return;
+  std::set<std::string> known = submitted_;
+  for (const auto& [id, entry] : entry_name_) known.insert(entry);
+  if (roster_)
+    for (const auto& e : roster_->students) {
+      known.insert(e.id);
+      if (!e.lms_id.empty()) known.insert(e.lms_id);
+    }
+  std::vector<std::string> strangers;
+  for (const auto& [id, t] : times_)
+    if (!known.count(id)) strangers.push_back(id);
+  if (strangers.empty()) return;
+  std::string list;
+  for (std::size_t i = 0; i < strangers.size() && i < 10; ++i) list += (i ? ", " : "") + strangers[i];
+  if (strangers.size() > 10) list += fmt::format(" and {} more", strangers.size() - 10);
+  std::cerr << fmt::format("warning: --times {}: {} of its {} ids match no submission and no roster row, so their "
+                           "times are not used{}: {}\n",
+                           o_.times->string(), strangers.size(), times_.size(),
+                           strangers.size() == times_.size() ? " (none matches: no late penalty comes from this file; "
+                                                               "are its ids the course's, the LMS's or the entries' names?)"
+                                                             : "",
+                           list);
+}
 
 nlohmann::json Batch::run_info() const {
   return {{"lab", config_.name()},
@@ -242,7 +370,8 @@ StudentResult Batch::grade(const Submission& s) {
 
   // 1. The lab's editable files, and nothing else.
   const Collected files = collect_files(s, config_.files(), src, {}, lab_allowed_includes(paths_.lab_dir(config_.name()), config_.files(), paths_.source_root / "common" / "include"));
-  r.notes = files.notes;
+  r.notes = s.notes;  // how its entry was chosen or named (course/duplicates.hpp), then what was taken from it
+  r.notes.insert(r.notes.end(), files.notes.begin(), files.notes.end());
   if (files.rejected) return finish("rejected", files.reason, {RunState::NotGraded, files.reason});
   if (!files.missing.empty()) {
     std::string list;
@@ -527,8 +656,8 @@ Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, co
 
 void Batch::write_student_files(const StudentResult& r) {
   if (o_.task()) return;  // the submitting grader renders them, from every task's results
-  write_atomically(o_.out / "feedback" / (r.student + ".md"), feedback_markdown(r));
-  write_atomically(o_.out / "gradescope" / r.student / "results.json", gradescope_json(r, gradescope_visibility(config_)).dump(2) + "\n");
+  write_atomically(o_.out / "feedback" / (r.student + ".md"), to_valid_utf8(feedback_markdown(r)));
+  write_atomically(o_.out / "gradescope" / r.student / "results.json", dump_json(gradescope_json(r, gradescope_visibility(config_))));
 }
 
 void Batch::judge_lateness(StudentResult& r) const {
@@ -557,10 +686,15 @@ void Batch::record(StudentResult r) {
   if (r.thresholds.empty()) r.thresholds = course::threshold_values(config_);  // what judged it
   // The kept result first, then what is rendered from it, each atomic; the gradebook after, from
   // everything so far.
-  write_atomically(students_dir_ / (r.student + ".json"), to_json(r).dump(2) + "\n");
+  write_atomically(students_dir_ / (r.student + ".json"), dump_json(to_json(r)));
   write_student_files(r);
   std::lock_guard<std::mutex> lock(results_mutex_);
   results_[r.student] = r;
+  if (regrading_.is_object() && regrading_["pending"].is_array()) {  // a regrade's progress, for its resume
+    auto& pending = regrading_["pending"];
+    pending.erase(std::remove(pending.begin(), pending.end(), nlohmann::json(r.student)), pending.end());
+    write_meta();
+  }
   write_gradebook();
 }
 
@@ -576,11 +710,15 @@ void Batch::write_gradebook() {
         none.student = e.id;
         none.status = "no submission";
         none.detail = "nothing was submitted" + (e.name.empty() ? std::string() : " by " + e.name);
+        if (!skipped_.empty())  // never a silent "no submission": one of those may be theirs
+          none.detail += fmt::format(" under this id; {} entr{} of the submissions folder {} skipped (results.json's "
+                                     "\"skipped\"): is one of them theirs?",
+                                     skipped_.size(), skipped_.size() == 1 ? "y" : "ies", skipped_.size() == 1 ? "was" : "were");
         none.report = report_of({}, {RunState::NotGraded, none.detail}, seed_, device_);
         all.push_back(std::move(none));
       }
   std::sort(all.begin(), all.end(), [](const StudentResult& a, const StudentResult& b) { return a.student < b.student; });
-  write_atomically(o_.out / "gradebook.csv", gradebook_csv(config_, all));
+  write_atomically(o_.out / "gradebook.csv", to_valid_utf8(gradebook_csv(config_, all)));
   // The grades in the shapes Canvas's and Moodle's gradebook imports take (course/lms_export.hpp).
   std::vector<course::GradeRow> rows;
   for (const auto& r : all) {
@@ -597,9 +735,11 @@ void Batch::write_gradebook() {
     rows.push_back(std::move(row));
   }
   const std::string column = o_.lms_assignment.empty() ? config_.name() : o_.lms_assignment;
-  write_atomically(o_.out / "canvas.csv", course::canvas_csv(rows, column));
-  write_atomically(o_.out / "moodle.csv", course::moodle_csv(rows, column));
-  write_atomically(o_.out / "results.json", results_json(config_, all, run_info()).dump(2) + "\n");
+  write_atomically(o_.out / "canvas.csv", to_valid_utf8(course::canvas_csv(rows, column)));
+  write_atomically(o_.out / "moodle.csv", to_valid_utf8(course::moodle_csv(rows, column)));
+  nlohmann::json info = run_info();
+  if (!skipped_.empty()) info["skipped"] = skipped_;
+  write_atomically(o_.out / "results.json", dump_json(results_json(config_, all, info)));
 }
 
 void Batch::write_similarity_layout() const {
@@ -644,6 +784,7 @@ int Batch::run() {
   auto& submissions = found.submissions;
   entry_name_ = found.entry_names;
   lms_name_ = found.names;
+  skipped_ = found.skipped;
   for (const auto& s : submissions)  // the LMS's own time (Gradescope's), unless --times gives one
     if (const auto t = course::parse_time(s.submitted_at); t && !times_.count(s.student)) times_[s.student] = *t;
   if (o_.task()) {
@@ -655,6 +796,7 @@ int Batch::run() {
                       submissions.end());
   }
   for (const auto& s : submissions) submitted_.insert(s.student);
+  if (!o_.task()) warn_unmatched_times();
   work_ = fs::absolute(o_.out) / "work";
   students_dir_ = fs::absolute(o_.out) / "students";
   fs::create_directories(work_);
@@ -678,7 +820,7 @@ int Batch::run() {
   sandbox_ = Sandbox::detect(o_.sandbox);
   std::string why_no_gpu;
   device_ = workbook::device_count(&why_no_gpu) > 0 ? workbook::query_device(0).name : "";
-  if (!o_.task()) write_atomically(meta, run_info().dump(2) + "\n");
+  write_meta();
   std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", submissions.size(), config_.name(), seed_)
             << "GPU: "
             << (o_.build_only ? "not used (--build-only: every submission is built, none is run)"
@@ -703,43 +845,22 @@ int Batch::run() {
     }
   }
 
-  // Earlier results are kept (a resumed run), except those asked to be graded again.
+  // Earlier results are kept (a resumed run), except those asked to be graded again. Until a
+  // student is graded again, the class's files show their earlier result: every output agrees
+  // with the others, and holds the whole class, at every moment (an interrupted regrade too).
+  const std::set<std::string> regrade = students_to_regrade(submissions, previous);
+  write_meta();
   std::vector<Submission> todo;
+  std::size_t kept_count = 0;
   for (const auto& s : submissions) {
-    const fs::path saved = students_dir_ / (s.student + ".json");
-    const bool regrade = o_.regrade_all || std::find(o_.regrade.begin(), o_.regrade.end(), s.student) != o_.regrade.end();
-    if (!regrade && fs::exists(saved)) {
-      try {
-        // Kept, but scored again with today's configuration (a changed point value or
-        // threshold applies to everyone, not only to those graded after the change).
-        StudentResult kept = student_from_json(nlohmann::json::parse(read_file(saved)));
-        // Not kept: what says nothing of the student's work (worth_keeping). A Slurm merge
-        // shows every task's result as it came.
-        if (!o_.merge_only && !worth_keeping(kept, o_.build_only)) {
-          todo.push_back(s);
-          continue;
-        }
-        // "not run" ones too: they count. A timed case whose threshold changed since is judged
-        // again from its kept measurement.
-        int rejudged = 0;
-        const std::vector<CaseResult> cases = course::rejudged(all_cases(kept.report), kept.thresholds, config_, &rejudged);
-        if (rejudged > 0)
-          std::cerr << fmt::format("{}: {} timed case{} judged again by changed thresholds\n", s.student, rejudged,
-                                   rejudged == 1 ? "" : "s");
-        if (kept.report.run.state == RunState::Completed || kept.report.run.state == RunState::Crashed ||
-            kept.report.run.state == RunState::TimedOut) {
-          kept.report = rescored(kept, cases);
-          kept.status = submission_status(kept.report);
-        } else {
-          kept.report = rescored(kept, {});
-        }
-        judge_lateness(kept);
-        results_[s.student] = kept;
-        write_student_files(kept);
-        continue;
-      } catch (const std::exception&) {
-        // unreadable: grade again
-      }
+    std::optional<StudentResult> earlier = earlier_result(s.student);
+    // Not kept: what says nothing of the student's work (worth_keeping). A Slurm merge shows
+    // every task's result as it came.
+    const bool keep = earlier && !regrade.count(s.student) && (o_.merge_only || worth_keeping(*earlier, o_.build_only));
+    if (earlier) results_[s.student] = *earlier;
+    if (keep) {
+      ++kept_count;
+      continue;
     }
     todo.push_back(s);
   }
@@ -751,7 +872,7 @@ int Batch::run() {
     if (std::none_of(submissions.begin(), submissions.end(), [&](const Submission& s) { return s.student == id; }))
       std::cerr << "warning: --regrade " << id << ": no such submission\n";
   total_ = static_cast<int>(todo.size());
-  if (!results_.empty()) std::cerr << results_.size() << " already graded (kept; --regrade to redo)\n";
+  if (kept_count) std::cerr << kept_count << " already graded (kept; --regrade to redo)\n";
   write_gradebook();
 
   // The sequential baseline is measured once, before any submission runs: inside the sandbox the
@@ -812,7 +933,7 @@ int Batch::run() {
         r.report = report_of( {}, {RunState::Crashed, e.what()}, seed_, device_);
         r.graded_at = now_iso();
       }
-      record(r);
+      record_or_report(r);
       std::lock_guard<std::mutex> lock(results_mutex_);
       in_progress_.erase(s.student);
       ++done_;
@@ -843,10 +964,19 @@ int Batch::run() {
                              done_, total_, format_duration(elapsed));
     return 130;
   }
+  if (regrading_.is_object()) {  // the regrade ran to its end: nothing of it to resume
+    regrading_ = nullptr;
+    write_meta();
+  }
   // The counts are of every result this run's outputs hold: a resume's kept ones too, named apart.
-  const std::size_t kept = results_.size() > std::size_t(total_) ? results_.size() - std::size_t(total_) : 0;
+  const std::size_t kept = kept_count;
   std::cerr << fmt::format("\ngraded {} submission{} in {}{}: {}\n", total_, total_ == 1 ? "" : "s",
                            format_duration(elapsed), kept ? fmt::format(" (with the {} kept)", kept) : "", summary);
+  if (!skipped_.empty()) {
+    std::cerr << fmt::format("skipped {} entr{} of the submissions folder (not graded; in results.json):\n",
+                             skipped_.size(), skipped_.size() == 1 ? "y" : "ies");
+    for (const auto& why : skipped_) std::cerr << "  " << why << '\n';
+  }
   if (o_.task())
     std::cerr << "results: " << students_dir_.string() << " (the grader that submitted this task merges them)\n";
   else
@@ -857,33 +987,60 @@ int Batch::run() {
 
 }  // namespace
 
+namespace {
+
+// The course's id of an entry, by the roster: its LMS id (or e-mail), else, for an entry named
+// as people are or a stranger with a name, the one student of that name.
+std::optional<std::string> roster_id(const Roster& roster, const Submission& s) {
+  if (const auto id = roster.id_of(s.student)) return id;
+  if (s.name.empty()) return std::nullopt;
+  return roster.id_by_name(s.name);
+}
+
+// When an entry came: --times by the entry's LMS id or name, else the LMS's own time.
+course::EntryTime entry_time(const std::map<std::string, std::int64_t>& times) {
+  return [&times](const Submission& s) -> std::optional<std::int64_t> {
+    for (const auto& key : {s.lms_id, s.entry})
+      if (const auto t = times.find(key); !key.empty() && t != times.end()) return t->second;
+    return course::parse_time(s.submitted_at);
+  };
+}
+
+}  // namespace
+
 ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& config, const Roster* roster, bool say) {
   ClassSubmissions out;
-  std::vector<std::string> skipped;
   auto submissions = course::discover_lms(course::parse_lms_layout(o.from), o.submissions, config.files(),
-                                         fs::absolute(o.out) / "lms", &skipped);
+                                          fs::absolute(o.out) / "lms", &out.skipped);
   if (say)
-    for (const auto& why : skipped) std::cerr << "skipped " << why << '\n';
+    for (const auto& why : out.skipped) std::cerr << "skipped " << why << '\n';
   std::vector<std::string> strangers;
-  std::set<std::string> seen;
-  for (Submission s : submissions) {
-    const std::string entry = s.student;
-    if (roster) {
-      const auto id = roster->id_of(s.student);
-      if (!id) {
-        strangers.push_back(s.student);
-      } else if (*id != s.student) {
-        if (say) std::cerr << "roster: " << s.student << " is the LMS id of " << *id << ": graded as " << *id << '\n';
-        s.student = *id;
-      }
-    }
-    if (!seen.insert(s.student).second) {
+  for (Submission& s : submissions) {
+    s.lms_id = s.student;
+    if (s.entry.empty()) s.entry = s.path.filename().string();
+    const auto id = roster ? roster_id(*roster, s) : std::nullopt;
+    if (roster && !id) strangers.push_back(s.student);
+    if (id && *id != s.student) {
       if (say)
-        std::cerr << "skipped " << s.path.filename().string() << ": " << s.student
-                  << " already has a submission in this folder (by id and by LMS id?)\n";
-      continue;
+        std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is "
+                  << (roster->id_of(s.student) ? "the LMS id" : "the name") << " of " << *id << ": graded as " << *id
+                  << '\n';
+      s.student = *id;
+    } else if (s.derived_id && say) {
+      std::cerr << "named: " << s.entry << " is no usable id (letters, digits, . _ - @): graded as " << s.student << '\n';
     }
-    out.entry_names[s.student] = entry;
+  }
+  std::map<std::string, std::int64_t> times;
+  if (o.times) try {
+      times = course::read_times(*o.times);
+    } catch (const std::exception&) {
+      // said by run_batch, which reads it first
+    }
+  for (Submission& s : course::one_entry_per_student(std::move(submissions), entry_time(times))) {
+    if (say)
+      for (const auto& note : s.notes)
+        if (note.rfind("took ", 0) == 0) std::cerr << "two entries for " << s.student << ": " << note << '\n';
+    out.entry_names[s.student] = s.lms_id;
     if (!s.name.empty()) out.names[s.student] = s.name;
     out.submissions.push_back(std::move(s));
   }
@@ -892,8 +1049,6 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
     for (const auto& id : strangers) list += (list.empty() ? "" : ", ") + id;
     std::cerr << "not on the roster (graded all the same; is the roster complete?): " << list << '\n';
   }
-  std::sort(out.submissions.begin(), out.submissions.end(),
-            [](const Submission& a, const Submission& b) { return a.student < b.student; });
   return out;
 }
 
@@ -923,6 +1078,9 @@ bool worth_keeping(const StudentResult& r, bool build_only) {
 }
 
 void refuse_output_inside_submissions(const BatchOptions& o) {
+  if (std::error_code ec; fs::exists(o.out, ec) && !fs::is_directory(o.out, ec))
+    throw std::invalid_argument("-o " + o.out.string() + " is a file, not a folder: -o names the results folder "
+                                "(created if it does not exist), which gradebook.csv, results.json ... go into");
   std::error_code subs_ec, out_ec;
   const fs::path subs = fs::weakly_canonical(fs::absolute(o.submissions), subs_ec);
   const fs::path out = fs::weakly_canonical(fs::absolute(o.out), out_ec);
@@ -932,6 +1090,44 @@ void refuse_output_inside_submissions(const BatchOptions& o) {
     throw std::invalid_argument("-o " + o.out.string() + " is inside the submissions folder " + o.submissions.string() +
                                 ": its results would be graded as a student. Put them elsewhere.");
 }
+
+namespace {
+
+// One batch per results folder: two would grade the same students and write the same files.
+// The lock is held until this grader ends (a crash or Ctrl-C drops it with the process). A
+// Slurm task writes its own students' files under the submitting grader's lock.
+std::optional<FileLock> lock_results(const BatchOptions& o) {
+  if (o.task()) return std::nullopt;
+  fs::create_directories(o.out);
+  const fs::path path = o.out / "batch.lock";
+  auto lock = FileLock::try_lock(path);
+  const bool slurm_busy = !o.merge_only && fs::exists(o.out / "slurm" / "lock") && !FileLock::try_lock(o.out / "slurm" / "lock");
+  if (!lock || slurm_busy) {
+    const std::string who = read_file(path);
+    throw std::runtime_error("another grader batch is grading into " + o.out.string() +
+                             (slurm_busy ? " (through Slurm)" : who.empty() ? "" : " (" + who.substr(0, who.find('\n')) + ")") +
+                             " now: two would grade the same students and write the same files. Wait for it to end, "
+                             "or give this one another -o");
+  }
+  char host[64] = "";
+  ::gethostname(host, sizeof host - 1);
+  std::ofstream(path, std::ios::trunc) << "pid " << ::getpid() << " on " << host << ", since " << now_iso() << '\n';
+  return lock;
+}
+
+// The course's [deadline] refused, naming the file that holds it.
+std::optional<course::LatePolicy> late_policy_of(const Paths& paths, const BatchOptions& o, const LabConfig& config) {
+  try {
+    return course::late_policy(config);
+  } catch (const ConfigError& e) {
+    std::vector<fs::path> files = {paths.lab_dir(o.lab) / "lab.toml", paths.lab_dir(o.lab) / "course.toml"};
+    files.insert(files.end(), o.overrides.begin(), o.overrides.end());
+    const std::string file = course::deadline_file(files);
+    throw ConfigError(file.empty() ? e.what() : file + ": " + e.what());
+  }
+}
+
+}  // namespace
 
 int run_batch(const Paths& paths, const BatchOptions& options) {
   refuse_output_inside_submissions(options);
@@ -959,7 +1155,7 @@ int run_batch(const Paths& paths, const BatchOptions& options) {
   sigaction(SIGTERM, &action, nullptr);
   // The course's deadline, the students' extensions and the submission times: checked now, so
   // that a typo stops the batch before it starts, not after it graded everyone.
-  std::optional<course::LatePolicy> late = course::late_policy(config);
+  std::optional<course::LatePolicy> late = late_policy_of(paths, options, config);
   std::map<std::string, std::int64_t> times;
   try {
     course::parse_lms_layout(options.from);
@@ -974,6 +1170,7 @@ int run_batch(const Paths& paths, const BatchOptions& options) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string(e.what()) + (options.roster ? " (roster " + options.roster->string() + ")" : ""));
   }
+  const auto lock = lock_results(options);
   Batch batch(paths, options, std::move(config), std::move(roster), std::move(late), std::move(times));
   return batch.run();
 }

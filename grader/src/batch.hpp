@@ -90,20 +90,24 @@ struct BatchOptions {
 };
 
 // The class's submissions as `grader batch` grades them: read in the --from layout
-// (course/lms.hpp), then named by the course's id where --roster maps an LMS id to one. With
-// `say`, each mapping, each stranger and each skipped entry is written to stderr. `entry_names`
-// and `names` (optional) get each student's entry name and the LMS's name for them.
+// (course/lms.hpp), then named by the course's id where --roster maps an LMS id (or an e-mail,
+// or, for an entry whose name is no usable id, the student's name) to one; of two entries for one
+// student, the newest (course/duplicates.hpp: throws DuplicateEntries where nothing says which).
+// With `say`, each mapping, each derived id, each stranger and each skipped entry is written to
+// stderr. `entry_names` and `names` get each student's entry name and the LMS's name for them.
 struct ClassSubmissions {
   std::vector<Submission> submissions;
   std::map<std::string, std::string> entry_names;  // id -> the entry's own name (an LMS id)
   std::map<std::string, std::string> names;        // id -> the student's name in the LMS download
+  std::vector<std::string> skipped;                // entries not graded, each with why
 };
 ClassSubmissions class_submissions(const BatchOptions& options, const LabConfig& config, const Roster* roster,
                                    bool say);
 
 int run_batch(const Paths& paths, const BatchOptions& options);
 
-// Throws std::invalid_argument when the results folder is the submissions folder or inside it.
+// Throws std::invalid_argument when the results folder is the submissions folder or inside it,
+// or names a file (-o results.csv).
 // Whether a resumed run keeps a student's earlier result. Never what says nothing of the
 // student's work: "no GPU" where it ran, the grader's own error, a Slurm task that never ran;
 // "built" only in another --build-only run.

@@ -2,7 +2,9 @@
 
 #include "grader/csv_reader.hpp"
 #include "grader/files.hpp"
+#include "grader/student_id.hpp"
 #include "grader/submission.hpp"
+#include "grader/text_file.hpp"
 
 #include <fmt/format.h>
 
@@ -12,57 +14,89 @@
 
 namespace grader {
 
+namespace {
+
+template <char Sep>
+Roster read_rows(const std::filesystem::path& file, std::istream& in) {
+  Roster roster;
+  std::set<std::string> ids, lms_ids;
+  io::CSVReader<5, io::trim_chars<' ', '\t'>, io::double_quote_escape<Sep, '"'>> csv(file.string(), in);
+  csv.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "name", "lms_id", "extension", "email");
+  if (!csv.has_column("id"))
+    throw RosterError(fmt::format("roster {}: its header has no `id` column (the course's student ids)", file.string()));
+  RosterEntry e;
+  while (csv.read_row(e.id, e.name, e.lms_id, e.extension, e.email)) {
+    const unsigned line = csv.get_file_line();
+    if (e.id.empty() && e.name.empty() && e.lms_id.empty() && e.extension.empty() && e.email.empty()) continue;  // a blank line
+    if (!valid_student_id(e.id))
+      throw RosterError(fmt::format("roster {}:{}: '{}' is not a usable student id (letters, digits, . _ - @)",
+                                    file.string(), line, e.id));
+    if (!ids.insert(e.id).second)
+      throw RosterError(fmt::format("roster {}:{}: the id {} is on the roster twice", file.string(), line, e.id));
+    if (!e.lms_id.empty() && !lms_ids.insert(e.lms_id).second)
+      throw RosterError(fmt::format("roster {}:{}: the lms_id {} is on the roster twice", file.string(), line, e.lms_id));
+    roster.students.push_back(e);
+  }
+  return roster;
+}
+
+}  // namespace
+
 std::optional<std::string> Roster::id_of(const std::string& name) const {
   for (const auto& s : students)
     if (s.id == name) return s.id;
   for (const auto& s : students)
     if (!s.lms_id.empty() && s.lms_id == name) return s.id;
+  for (const auto& s : students)
+    if (!s.email.empty() && s.email == name) return s.id;
   return std::nullopt;
+}
+
+std::optional<std::string> Roster::id_by_name(const std::string& name) const {
+  const std::string key = name_key(name);
+  if (key.empty()) return std::nullopt;
+  std::optional<std::string> found;
+  for (const auto& s : students) {
+    if (s.name.empty() || name_key(s.name) != key) continue;
+    if (found) return std::nullopt;  // two students of that name: not this way
+    found = s.id;
+  }
+  return found;
 }
 
 Roster read_roster(const std::filesystem::path& file) {
   std::string text;
   try {
-    text = read_file(file);
-  } catch (const std::exception& e) {
-    throw RosterError(fmt::format("roster {}: {}", file.string(), e.what()));
+    text = read_text_file(file, "roster").text;  // UTF-8, with or without a BOM, or Windows-1252
+  } catch (const TextFileError& e) {
+    throw RosterError(e.what());
   }
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // Excel's UTF-8 byte-order mark
   // Blank lines (spreadsheets end with some) become rows of empty fields, which are skipped
   // below: the parser wants every column on every line, and the line numbers stay right.
   std::string lines;
   {
     std::istringstream raw(text);
     std::size_t commas = 0;
+    char blank_sep = ',';
     bool header = true;
     for (std::string line; std::getline(raw, line);) {
-      if (header) commas = static_cast<std::size_t>(std::count(line.begin(), line.end(), ','));
-      else if (line.find_first_not_of(" \t\r") == std::string::npos) line = std::string(commas, ',');
+      const char sep = line.find(',') == std::string::npos && line.find(';') != std::string::npos ? ';' : ',';
+      if (header) {
+        commas = static_cast<std::size_t>(std::count(line.begin(), line.end(), sep));
+        blank_sep = sep;
+      } else if (line.find_first_not_of(" \t\r") == std::string::npos) line = std::string(commas, blank_sep);
       header = false;
       lines += line + '\n';
     }
   }
   std::istringstream in(lines);
+  // Excel in a course whose decimal point is a comma (French, Spanish, Greek ...) separates the
+  // fields with ';': a header with ';' and no ',' is read so.
+  const std::string header = lines.substr(0, lines.find('\n'));
+  const bool semicolons = header.find(';') != std::string::npos && header.find(',') == std::string::npos;
   Roster roster;
-  std::set<std::string> ids, lms_ids;
   try {
-    io::CSVReader<4, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> csv(file.string(), in);
-    csv.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "name", "lms_id", "extension");
-    if (!csv.has_column("id"))
-      throw RosterError(fmt::format("roster {}: its header has no `id` column (the course's student ids)", file.string()));
-    RosterEntry e;
-    while (csv.read_row(e.id, e.name, e.lms_id, e.extension)) {
-      const unsigned line = csv.get_file_line();
-      if (e.id.empty() && e.name.empty() && e.lms_id.empty() && e.extension.empty()) continue;  // a blank line
-      if (!valid_student_id(e.id))
-        throw RosterError(fmt::format("roster {}:{}: '{}' is not a usable student id (letters, digits, . _ - @)",
-                                      file.string(), line, e.id));
-      if (!ids.insert(e.id).second)
-        throw RosterError(fmt::format("roster {}:{}: the id {} is on the roster twice", file.string(), line, e.id));
-      if (!e.lms_id.empty() && !lms_ids.insert(e.lms_id).second)
-        throw RosterError(fmt::format("roster {}:{}: the lms_id {} is on the roster twice", file.string(), line, e.lms_id));
-      roster.students.push_back(e);
-    }
+    roster = semicolons ? read_rows<';'>(file, in) : read_rows<','>(file, in);
   } catch (const io::error::base& e) {
     throw RosterError(fmt::format("roster {}: {}", file.string(), e.what()));
   }

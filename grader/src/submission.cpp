@@ -1,7 +1,11 @@
 #include "grader/submission.hpp"
 
+#include "grader/student_id.hpp"
+#include "grader/utf8.hpp"
+
 #include <archive.h>
 #include <archive_entry.h>
+#include <locale.h>
 
 #include <algorithm>
 #include <cctype>
@@ -67,7 +71,7 @@ Collected collect_from_folder(const Submission& s, const std::vector<std::string
     const std::string name = p.filename().string();
     const bool is_wanted = std::find(wanted.begin(), wanted.end(), name) != wanted.end();
     if (it->is_symlink()) {
-      if (is_wanted) c.notes.push_back(rel + " is a symbolic link: links are not followed");
+      if (is_wanted) c.notes.push_back(to_valid_utf8(rel) + " is a symbolic link: links are not followed");
       continue;  // recursive_directory_iterator does not descend into linked folders by default
     }
     if (!is_wanted || !it->is_regular_file() || ignored_entry(rel)) continue;
@@ -83,12 +87,12 @@ Collected collect_from_folder(const Submission& s, const std::vector<std::string
     const fs::path src = s.path / found->second.path;
     if (fs::file_size(src) > limits.max_file_bytes) {
       c.rejected = true;
-      c.reason = found->second.path + " is larger than " + std::to_string(limits.max_file_bytes >> 10) + " KiB";
+      c.reason = to_valid_utf8(found->second.path) + " is larger than " + std::to_string(limits.max_file_bytes >> 10) + " KiB";
       return c;
     }
     fs::copy_file(src, dest / name, fs::copy_options::overwrite_existing);
     c.found.push_back(name);
-    if (found->second.path != name) c.notes.push_back("took " + found->second.path);
+    if (found->second.path != name) c.notes.push_back("took " + to_valid_utf8(found->second.path));
   }
   return c;
 }
@@ -96,6 +100,58 @@ Collected collect_from_folder(const Submission& s, const std::vector<std::string
 struct ArchiveDeleter {
   void operator()(archive* a) const { archive_read_free(a); }
 };
+
+// libarchive converts entry names to the locale's character set, and the grader runs in the C
+// locale, where a UTF-8 name (the zip flag Python, Windows 11 and Info-ZIP set) has no form at
+// all. For this thread, while an archive is read: a UTF-8 locale, whatever the machine's is.
+class Utf8Locale {
+public:
+  Utf8Locale() {
+    for (const char* name : {"C.UTF-8", "C.utf8", "en_US.UTF-8"})
+      if ((locale_ = ::newlocale(LC_CTYPE_MASK, name, nullptr))) break;
+    if (locale_) previous_ = ::uselocale(locale_);
+  }
+  ~Utf8Locale() {
+    if (!locale_) return;
+    ::uselocale(previous_);
+    ::freelocale(locale_);
+  }
+  Utf8Locale(const Utf8Locale&) = delete;
+  Utf8Locale& operator=(const Utf8Locale&) = delete;
+
+private:
+  locale_t locale_ = nullptr;
+  locale_t previous_ = nullptr;
+};
+
+std::unique_ptr<archive, ArchiveDeleter> new_reader(Submission::Type type) {
+  std::unique_ptr<archive, ArchiveDeleter> a(archive_read_new());
+  if (type == Submission::Type::Zip) {
+    archive_read_support_format_zip(a.get());
+    return a;
+  }
+  // Plain, gzip, xz and bzip2 tars, each decompressed inside libarchive: a filter that would
+  // call an outside program instead (ARCHIVE_WARN) is not what a grader should start.
+  for (auto* support : {archive_read_support_filter_gzip, archive_read_support_filter_xz, archive_read_support_filter_bzip2})
+    if (support(a.get()) != ARCHIVE_OK) {
+      a.reset(archive_read_new());
+      archive_read_support_filter_gzip(a.get());
+      break;
+    }
+  archive_read_support_format_tar(a.get());
+  return a;
+}
+
+// An entry's name in UTF-8: as libarchive gives it, else its bytes read as the zip's OEM code
+// page (CP437: Windows Explorer's zips) or, in a tar, as Windows-1252; nothing if it has none.
+std::optional<std::string> entry_name(archive_entry* entry, bool zip) {
+  if (const char* utf8 = archive_entry_pathname_utf8(entry)) return to_valid_utf8(utf8);
+  const char* raw = archive_entry_pathname(entry);
+  if (!raw) return std::nullopt;
+  const std::string bytes = raw;
+  if (is_valid_utf8(bytes)) return bytes;
+  return zip ? cp437_to_utf8(bytes) : to_valid_utf8(bytes);
+}
 
 Collected collect_from_archive(const Submission& s, const std::vector<std::string>& wanted, const fs::path& dest,
                                const CollectLimits& limits) {
@@ -109,27 +165,15 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
   if (fs::file_size(s.path) > limits.max_archive_bytes)
     return reject("the archive is larger than " + std::to_string(limits.max_archive_bytes >> 20) + " MiB");
 
-  std::unique_ptr<archive, ArchiveDeleter> a(archive_read_new());
-  if (s.type == Submission::Type::Zip) {
-    archive_read_support_format_zip(a.get());
-  } else {
-    // Plain, gzip, xz and bzip2 tars, each decompressed inside libarchive: a filter that would
-    // call an outside program instead (ARCHIVE_WARN) is not what a grader should start.
-    for (auto* support : {archive_read_support_filter_gzip, archive_read_support_filter_xz, archive_read_support_filter_bzip2})
-      if (support(a.get()) != ARCHIVE_OK) {
-        a.reset(archive_read_new());
-        archive_read_support_filter_gzip(a.get());
-        break;
-      }
-    archive_read_support_format_tar(a.get());
-  }
+  const Utf8Locale utf8_names;  // before the archive: libarchive reads the locale's character set once
+  const auto a = new_reader(s.type);
   if (archive_read_open_filename(a.get(), s.path.c_str(), 64 * 1024) != ARCHIVE_OK)
     return reject(std::string("not a readable archive: ") + archive_error_string(a.get()));
 
   std::map<std::string, Choice> chosen;
   std::map<std::string, std::string> contents;  // by wanted name, the chosen entry's bytes
   std::uint64_t total = 0;
-  std::size_t entries = 0;
+  std::size_t entries = 0, unreadable = 0;
   archive_entry* entry = nullptr;
   for (;;) {
     const int r = archive_read_next_header(a.get(), &entry);
@@ -137,9 +181,10 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
     if (r < ARCHIVE_WARN) return reject(std::string("damaged archive: ") + archive_error_string(a.get()));
     if (++entries > limits.max_entries)
       return reject("more than " + std::to_string(limits.max_entries) + " entries in the archive");
-    const char* raw_name = archive_entry_pathname(entry);
-    const std::string path = raw_name ? raw_name : "";
-    if (!safe_entry_path(path))
+    const std::optional<std::string> readable = entry_name(entry, s.type == Submission::Type::Zip);
+    if (!readable) ++unreadable;
+    const std::string path = readable.value_or("");
+    if (readable && !safe_entry_path(path))
       return reject("unsafe archive: entry '" + path + "' would be written outside the submission's folder");
     const std::int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
     if (declared > 0 && static_cast<std::uint64_t>(declared) > limits.max_total_bytes)
@@ -153,7 +198,7 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
       archive_read_data_skip(a.get());
       continue;
     }
-    if (!is_wanted || type != AE_IFREG || ignored_entry(path) || depth(path) >= chosen[name].depth) {
+    if (!readable || !is_wanted || type != AE_IFREG || ignored_entry(path) || depth(path) >= chosen[name].depth) {
       // Unwanted data is read through anyway (not skipped), so that every decompressed byte is
       // counted against the total: a bomb hidden in an ignored entry is still stopped.
       char buffer[65536];
@@ -177,6 +222,9 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
     chosen[name] = {path, depth(path)};
     contents[name] = std::move(bytes);
   }
+  if (unreadable)
+    c.notes.push_back(std::to_string(unreadable) + (unreadable == 1 ? " entry" : " entries") +
+                      " of the archive with a name that cannot be read (neither UTF-8 nor a known code page): ignored");
   for (const auto& name : wanted) {
     auto it = contents.find(name);
     if (it == contents.end()) {
@@ -191,6 +239,24 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
 }
 
 }  // namespace
+
+bool archive_names_wanted(const fs::path& path, Submission::Type type, const std::vector<std::string>& wanted,
+                          const CollectLimits& limits) {
+  std::error_code ec;
+  if (fs::file_size(path, ec) > limits.max_archive_bytes || ec) return true;  // collect_files says why
+  const Utf8Locale utf8_names;
+  const auto a = new_reader(type);
+  if (archive_read_open_filename(a.get(), path.c_str(), 64 * 1024) != ARCHIVE_OK) return true;
+  archive_entry* entry = nullptr;
+  for (std::size_t entries = 0; entries <= limits.max_entries; ++entries) {
+    const int r = archive_read_next_header(a.get(), &entry);
+    if (r == ARCHIVE_EOF) return false;
+    if (r < ARCHIVE_WARN || archive_filter_bytes(a.get(), 0) > static_cast<la_int64_t>(limits.max_total_bytes)) return true;
+    const auto name = entry_name(entry, type == Submission::Type::Zip);
+    if (name && std::find(wanted.begin(), wanted.end(), fs::path(*name).filename().string()) != wanted.end()) return true;
+  }
+  return true;
+}
 
 bool valid_student_id(const std::string& id) {
   if (id.empty() || id[0] == '.' || id.size() > 128) return false;
@@ -216,29 +282,33 @@ std::vector<Submission> discover_submissions(const fs::path& folder, std::vector
   if (!fs::is_directory(folder)) throw std::runtime_error(folder.string() + " is not a folder of submissions");
   std::vector<Submission> all;
   for (const auto& e : fs::directory_iterator(folder)) {
-    const std::string name = e.path().filename().string();
+    const std::string name = to_valid_utf8(e.path().filename().string());
     if (name.empty() || name[0] == '.') continue;
     Submission s;
     s.path = e.path();
-    if (e.is_directory() && !e.is_symlink()) {
+    s.entry = name;
+    std::error_code ec;
+    if (e.is_directory(ec) && !e.is_symlink(ec)) {
       s.student = name;
       s.type = Submission::Type::Folder;
-    } else if (const auto kind = e.is_regular_file() ? archive_kind(name) : std::nullopt) {
+    } else if (const auto kind = e.is_regular_file(ec) ? archive_kind(name) : std::nullopt) {
       s.type = kind->first;
       s.student = kind->second;
     } else {
       if (skipped) skipped->push_back(name + ": not a folder or an archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.bz2)");
       continue;
     }
-    if (!valid_student_id(s.student)) {
-      if (skipped) skipped->push_back(name + ": '" + s.student + "' is not a usable student id (letters, digits, . _ - @)");
-      continue;
+    if (!valid_student_id(s.student)) {  // a name as people have them: graded under an id made from it
+      s.name = s.student;
+      s.student = derive_student_id(s.name);
+      s.derived_id = true;
+      s.notes.push_back("'" + s.name + "' is not a usable id (letters, digits, . _ - @): graded as " + s.student);
     }
     all.push_back(s);
   }
   std::sort(all.begin(), all.end(), [](const Submission& a, const Submission& b) { return a.student < b.student; });
   for (std::size_t i = 1; i < all.size(); ++i) {
-    if (all[i].student == all[i - 1].student)
+    if (all[i].student == all[i - 1].student && !all[i].derived_id && !all[i - 1].derived_id)
       throw std::runtime_error("two submissions for student '" + all[i].student + "': " + all[i - 1].path.string() +
                                " and " + all[i].path.string());
   }

@@ -73,7 +73,7 @@ void make_archive(const fs::path& path, bool zip, const std::vector<Item>& items
 
 }  // namespace
 
-TEST_CASE("submissions: folders, .zip, .tar.gz and .tgz, by student id; the rest skipped", "[submission]") {
+TEST_CASE("submissions: folders, .zip, .tar.gz and .tgz, by student id; the rest skipped, a name graded", "[submission]") {
   TempDir t;
   fs::create_directories(t.path / "alice");
   write(t.path / "bob.zip", "x");
@@ -84,15 +84,18 @@ TEST_CASE("submissions: folders, .zip, .tar.gz and .tgz, by student id; the rest
   fs::create_directories(t.path / "bad id");
   std::vector<std::string> skipped;
   const auto subs = discover_submissions(t.path, &skipped);
-  REQUIRE(subs.size() == 4);
+  REQUIRE(subs.size() == 5);
   CHECK(subs[0].student == "alice");
   CHECK(subs[0].type == Submission::Type::Folder);
-  CHECK(subs[1].student == "bob");
-  CHECK(subs[1].type == Submission::Type::Zip);
-  CHECK(subs[2].student == "carol");
-  CHECK(subs[2].type == Submission::Type::TarGz);
-  CHECK(subs[3].student == "dave");
-  CHECK(skipped.size() == 2);  // notes.txt and "bad id"
+  CHECK(subs[1].student == "bad_id");  // "bad id": no usable id, graded under one made from it
+  CHECK(subs[1].derived_id);
+  CHECK(subs[1].name == "bad id");
+  CHECK(subs[2].student == "bob");
+  CHECK(subs[2].type == Submission::Type::Zip);
+  CHECK(subs[3].student == "carol");
+  CHECK(subs[3].type == Submission::Type::TarGz);
+  CHECK(subs[4].student == "dave");
+  CHECK(skipped.size() == 1);  // notes.txt
 }
 
 TEST_CASE("two submissions for one student are an error, not a silent choice", "[submission]") {

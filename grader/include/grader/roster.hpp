@@ -3,8 +3,9 @@
 // LMS user id is graded under the course's own id.
 //
 // The file is CSV with a header row, as spreadsheets and LMS exports write it: a column `id`
-// (required: the id the gradebook uses), and optionally `name`, `lms_id` and `extension`; other columns are
+// (required: the id the gradebook uses), and optionally `name`, `lms_id`, `extension` and `email`; other columns are
 // ignored, quoted fields may hold commas, a UTF-8 byte-order mark and Windows line ends are fine.
+// UTF-8 and Windows-1252 (Excel's plain "CSV") are read alike (grader/text_file.hpp).
 #pragma once
 
 #include <filesystem>
@@ -20,13 +21,17 @@ struct RosterEntry {
   std::string name;    // for the reader ("Hank Smith"); may be empty
   std::string lms_id;  // the LMS's user id, as its downloads name submissions; may be empty
   std::string extension;  // a later due time: "2d", "36h", "90m" or a date-time (course/lateness.hpp)
+  std::string email;      // as Gradescope's :email: gives it; may be empty
 };
 
 struct Roster {
   std::vector<RosterEntry> students;  // in the file's order
   // The roster id a submission named `name` belongs to: its id, or the id of the student whose
-  // lms_id it is; nothing for a name on no row.
+  // lms_id (or email) it is; nothing for a name on no row.
   std::optional<std::string> id_of(const std::string& name) const;
+  // The id of the one student whose `name` is this one, compared as grader/student_id.hpp's
+  // name_key compares ("José Núñez" is "Núñez, Jose"); nothing for none, or for two.
+  std::optional<std::string> id_by_name(const std::string& name) const;
 };
 
 struct RosterError : std::runtime_error {

@@ -27,6 +27,15 @@ struct Submission {
   enum class Type { Folder, Zip, TarGz } type = Type::Folder;  // TarGz: a tar, compressed or not
   std::string name{};   // the student's name where an LMS download gives it ("Hank Smith")
   std::string submitted_at{};  // when, where an LMS download says (RFC 3339); empty when it does not
+  std::string entry{};  // the entry as named in the submissions folder, in UTF-8: what messages name
+  std::string lms_id{};  // the id the LMS (or the folder) names it by, before a roster maps it
+  // The LMS's own order of its submissions (Canvas's file id, Gradescope's submission number):
+  // of two entries for one student, the higher is the newer. -1 where the LMS gives none.
+  std::int64_t lms_order = -1;
+  // The entry's name (or the LMS's id) is no usable id: `student` was derived from it
+  // (grader/student_id.hpp), and a roster may know the student by `name`.
+  bool derived_id = false;
+  std::vector<std::string> notes{};  // how the entry was chosen or named, for the student's feedback
 };
 
 // The archive type and the name without its extension of a submission file: .zip, .tar, .tar.gz,
@@ -34,7 +43,9 @@ struct Submission {
 std::optional<std::pair<Submission::Type, std::string>> archive_kind(const std::string& file_name);
 
 // The submissions in `folder`, sorted by student id. Hidden entries and other files are
-// skipped, with a note for each in `skipped`. Throws if the folder cannot be read.
+// skipped, with a note for each in `skipped`. An entry whose name is no usable id (`José Núñez/`)
+// is graded under an id derived from it (derived_id). Throws if the folder cannot be read, or
+// when two entries have one name (alice/ and alice.zip: nothing says which is newer).
 std::vector<Submission> discover_submissions(const std::filesystem::path& folder,
                                              std::vector<std::string>* skipped = nullptr);
 
@@ -55,6 +66,12 @@ struct Collected {
   bool rejected = false;             // unsafe or over a limit: nothing is graded
   std::string reason;                // why it was rejected
 };
+
+// Whether an archive holds an entry with a wanted name (its names only are read; no data is
+// written): of a student's uploads, an archive of screenshots is not their submission. True too
+// where the archive cannot be read to the end within `limits` (collect_files then says why).
+bool archive_names_wanted(const std::filesystem::path& path, Submission::Type type,
+                          const std::vector<std::string>& wanted, const CollectLimits& limits = {});
 
 // Copies the wanted files (by base name) from the submission into `dest` (created, emptied).
 // Of several copies, the shallowest is taken, and among those the first by path.

@@ -2,6 +2,7 @@
 
 #include "grader/csv_reader.hpp"
 #include "grader/files.hpp"
+#include "grader/text_file.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -105,6 +106,18 @@ std::optional<LatePolicy> late_policy(const LabConfig& config) {
   return p;
 }
 
+std::string deadline_file(const std::vector<std::filesystem::path>& files) {
+  std::string found;
+  for (const auto& f : files) {
+    try {
+      if (std::filesystem::exists(f) && toml::parse_file(f.string())["deadline"].as_table()) found = f.string();
+    } catch (const toml::parse_error&) {
+      // its own error is said where it is loaded
+    }
+  }
+  return found;
+}
+
 std::int64_t due_for(const LatePolicy& policy, const std::string& extension) {
   if (extension.empty()) return policy.due;
   if (const auto d = parse_duration(extension)) return policy.due + static_cast<std::int64_t>(std::llround(*d));
@@ -147,11 +160,10 @@ Lateness assess(const LatePolicy& policy, std::optional<std::int64_t> submitted,
 std::map<std::string, std::int64_t> read_times(const std::filesystem::path& file) {
   std::string text;
   try {
-    text = read_file(file);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("times {}: {}", file.string(), e.what()));
+    text = read_text_file(file, "times").text;  // UTF-8, with or without a BOM, or Windows-1252
+  } catch (const TextFileError& e) {
+    throw std::runtime_error(e.what());
   }
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // Excel's UTF-8 byte-order mark
   std::istringstream in(text);
   std::map<std::string, std::int64_t> times;
   try {

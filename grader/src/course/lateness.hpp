@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace grader::course {
 
@@ -40,6 +41,10 @@ struct LatePolicy {
 
 // The course's [deadline], if it has one. Throws ConfigError naming the key.
 std::optional<LatePolicy> late_policy(const LabConfig& config);
+
+// The file whose [deadline] table is in force: the last of `files` (lab.toml, course.toml, the
+// --config files, in the order they are laid) that has one; "" for none. For messages.
+std::string deadline_file(const std::vector<std::filesystem::path>& files);
 
 // The due time of one student: the course's, moved by their extension ("" for none). Throws
 // std::invalid_argument for an extension that is neither a duration nor a date-time.

@@ -1,11 +1,14 @@
 #include "course/lms.hpp"
 
-#include "course/lateness.hpp"
+#include "course/duplicates.hpp"
+#include "course/gradescope.hpp"
 #include "grader/files.hpp"
+#include "grader/utf8.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <regex>
 #include <stdexcept>
@@ -15,125 +18,143 @@ namespace fs = std::filesystem;
 namespace grader::course {
 namespace {
 
-// One student's entries in an LMS download, before they become a Submission.
-struct Uploads {
-  std::string name;                                   // as the LMS wrote it
-  std::vector<std::pair<std::string, fs::path>> files;  // (file name the student gave, path)
-  std::vector<fs::path> folders;                       // Moodle's per-student folders
+// One file of a student's in an LMS download.
+struct Upload {
+  std::string given;       // the file name the student gave (Canvas: with its "-1")
+  fs::path path;
+  std::int64_t order = -1;  // Canvas's file id: the later upload has the higher
 };
 
+// One student's entries in an LMS download, before they become Submissions.
+struct Uploads {
+  std::string name;              // as the LMS wrote it
+  std::vector<Upload> files;
+  std::vector<fs::path> folders;  // Moodle's per-student folders
+};
+
+std::int64_t number(const std::string& digits) {
+  std::int64_t n = -1;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  return ec == std::errc() && end == digits.data() + digits.size() ? n : -1;
+}
+
 // Canvas renames a resubmitted file "matmul-1.cu", "matmul-2.cu": the name the student gave,
-// and the number (0 for none).
-std::pair<std::string, int> canvas_original(const std::string& file) {
-  static const std::regex numbered(R"(^(.*)-(\d+)(\.[^.]+)$)");
+// and the number (0 for none). A number too long for one ("screenshot-1764633540123.png") is
+// part of the name.
+std::pair<std::string, std::int64_t> canvas_original(const std::string& file) {
+  static const std::regex numbered(R"(^(.*)-(\d{1,9})(\.[^.]+)$)");
   std::smatch m;
-  if (std::regex_match(file, m, numbered)) return {m[1].str() + m[3].str(), std::stoi(m[2].str())};
+  if (std::regex_match(file, m, numbered)) return {m[1].str() + m[3].str(), number(m[2].str())};
   return {file, 0};
 }
 
-// The Submission of one student: their folder (Moodle), or the wanted files staged under the
-// lab's names, or the archive they uploaded when no plain wanted file came.
-Submission to_submission(const std::string& id, const Uploads& u, const std::vector<std::string>& wanted,
-                         const fs::path& staging, bool canvas_numbers) {
+// A candidate for a student's submission: a plain file the lab wants, or an archive holding one.
+struct Candidate {
+  const Upload* upload;
+  std::string wanted;  // the lab's file it is ("" for an archive)
+  std::int64_t resubmission = 0;
+  bool newer_than(const Candidate& o) const {
+    return upload->order != o.upload->order ? upload->order > o.upload->order : resubmission > o.resubmission;
+  }
+};
+
+std::string ignored_note(const Candidate& taken, const std::vector<Candidate>& all, const std::string& what) {
+  std::string ignored;
+  for (const auto& c : all)
+    if (c.upload != taken.upload && (what.empty() || c.wanted == what || c.wanted.empty()))
+      ignored += (ignored.empty() ? "" : ", ") + to_valid_utf8(c.upload->path.filename().string());
+  if (ignored.empty()) return "";
+  return fmt::format("took {} (the newest upload: Canvas file {}{}), ignored {}",
+                     to_valid_utf8(taken.upload->path.filename().string()), taken.upload->order,
+                     taken.resubmission ? fmt::format(", resubmission {}", taken.resubmission) : "", ignored);
+}
+
+// A Canvas student's submission: of the uploads that hold the lab's files, the newest; the
+// newest of each file when those are plain files, staged under the lab's names.
+Submission canvas_submission(const std::string& id, const Uploads& u, const std::vector<std::string>& wanted,
+                             const fs::path& staging) {
   Submission s;
   s.student = id;
   s.name = u.name;
-  if (!u.folders.empty() && u.files.empty()) {
-    // A Moodle folder: itself, unless all it holds is one archive.
-    std::vector<fs::path> inside;
-    for (const auto& e : fs::directory_iterator(u.folders.front()))
-      if (e.is_regular_file()) inside.push_back(e.path());
-    const auto kind = inside.size() == 1 ? archive_kind(inside[0].filename().string()) : std::nullopt;
-    s.path = kind ? inside[0] : u.folders.front();
-    s.type = kind ? kind->first : Submission::Type::Folder;
-    return s;
+  s.entry = id;
+  std::vector<Candidate> all;
+  for (const auto& f : u.files) {
+    const auto [original, resubmission] = canvas_original(f.given);
+    if (std::find(wanted.begin(), wanted.end(), original) != wanted.end())
+      all.push_back({&f, original, resubmission});
+    else if (const auto kind = archive_kind(f.given); kind && archive_names_wanted(f.path, kind->first, wanted))
+      all.push_back({&f, "", 0});
   }
-  // Plain files the lab wants, the highest resubmission number of each.
-  std::map<std::string, std::pair<int, fs::path>> chosen;
-  std::vector<fs::path> archives;
-  for (const auto& [given, path] : u.files) {
-    const auto [original, number] = canvas_numbers ? canvas_original(given) : std::make_pair(given, 0);
-    if (std::find(wanted.begin(), wanted.end(), original) != wanted.end()) {
-      auto& c = chosen[original];
-      if (c.second.empty() || number > c.first) c = {number, path};
-    } else if (archive_kind(given)) {
-      archives.push_back(path);
-    }
-  }
-  if (chosen.empty() && !archives.empty()) {
-    std::sort(archives.begin(), archives.end());
-    s.path = archives.back();  // of several, the last by name (Canvas: the highest submission id)
+  const auto newest = std::max_element(all.begin(), all.end(),
+                                       [](const Candidate& a, const Candidate& b) { return b.newer_than(a); });
+  if (newest != all.end() && newest->wanted.empty()) {  // an archive, uploaded last
+    s.path = newest->upload->path;
     s.type = archive_kind(s.path.filename().string())->first;
+    s.lms_order = newest->upload->order;
+    if (const auto note = ignored_note(*newest, all, ""); !note.empty()) s.notes.push_back(note);
     return s;
   }
   const fs::path dir = staging / id;
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const auto& [original, c] : chosen) fs::copy_file(c.second, dir / original, fs::copy_options::overwrite_existing);
+  for (const auto& name : wanted) {
+    const Candidate* best = nullptr;
+    for (const auto& c : all)
+      if (c.wanted == name && (!best || c.newer_than(*best))) best = &c;
+    if (!best) continue;
+    fs::copy_file(best->upload->path, dir / name, fs::copy_options::overwrite_existing);
+    s.lms_order = std::max(s.lms_order, best->upload->order);
+    if (const auto note = ignored_note(*best, all, name); !note.empty()) s.notes.push_back(note);
+  }
   s.path = dir;
   s.type = Submission::Type::Folder;
   return s;
 }
 
-// Gradescope's times, "2026-12-01 20:00:00.000000000 -05:00" (Ruby's YAML), as RFC 3339.
-std::string gradescope_time(const std::string& text) {
-  static const std::regex ruby(R"(^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(\.\d+)? ?(Z|[+-]\d\d):?(\d\d)?$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, ruby)) return "";
-  const std::string offset = m[4].str() == "Z" ? "Z" : m[4].str() + ":" + (m[5].matched ? m[5].str() : "00");
-  const std::string rfc = m[1].str() + "T" + m[2].str() + offset;
-  return parse_time(rfc) ? rfc : "";
-}
-
-std::vector<Submission> discover_gradescope(const fs::path& folder, std::vector<std::string>* skipped) {
-  const fs::path metadata = folder / "submission_metadata.yml";
-  if (!fs::exists(metadata))
-    throw std::invalid_argument(folder.string() + " has no submission_metadata.yml: not a Gradescope export "
-                                "(unzip \"Export Submissions\" and give the folder that holds it)");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(metadata.string());
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(metadata.string() + ": " + e.what());
+// A Moodle student's entries: each folder (itself, unless all it holds is one archive), and the
+// files downloaded without folders, staged. More than one: newest_entry decides, or nothing does.
+std::vector<Submission> moodle_submissions(const std::string& id, const Uploads& u, const std::vector<std::string>& wanted,
+                                           const fs::path& staging) {
+  std::vector<Submission> out;
+  for (const auto& folder : u.folders) {
+    Submission s;
+    s.student = id;
+    s.name = u.name;
+    s.entry = to_valid_utf8(folder.filename().string());
+    std::vector<fs::path> inside;
+    for (const auto& e : fs::directory_iterator(folder))
+      if (e.is_regular_file()) inside.push_back(e.path());
+    const auto kind = inside.size() == 1 ? archive_kind(inside[0].filename().string()) : std::nullopt;
+    s.path = kind ? inside[0] : folder;
+    s.type = kind ? kind->first : Submission::Type::Folder;
+    out.push_back(std::move(s));
   }
-  std::vector<Submission> all;
-  for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
-    const YAML::Node sub = entry.second;
-    if (!fs::is_directory(folder / key)) {
-      if (skipped) skipped->push_back(key + ": in submission_metadata.yml, but no folder of that name");
-      continue;
-    }
-    const std::string at = sub[":created_at"] ? gradescope_time(sub[":created_at"].as<std::string>()) : "";
-    if (!sub[":submitters"] || !sub[":submitters"].IsSequence() || sub[":submitters"].size() == 0) {
-      if (skipped) skipped->push_back(key + ": no submitters in submission_metadata.yml");
-      continue;
-    }
-    for (const auto& who : sub[":submitters"]) {
-      Submission s;
-      const auto field = [&](const char* k) { return who[k] ? who[k].as<std::string>() : std::string(); };
-      s.student = !field(":sid").empty() ? field(":sid") : field(":email");
-      s.name = field(":name");
-      s.path = folder / key;
-      s.type = Submission::Type::Folder;
-      s.submitted_at = at;
-      // A folder holding only an archive the student uploaded: the archive.
-      std::vector<fs::path> inside;
-      for (const auto& e : fs::directory_iterator(s.path))
-        if (e.is_regular_file()) inside.push_back(e.path());
-      if (const auto kind = inside.size() == 1 ? archive_kind(inside[0].filename().string()) : std::nullopt) {
-        s.path = inside[0];
-        s.type = kind->first;
-      }
-      if (s.student.empty()) {
-        if (skipped) skipped->push_back(key + ": a submitter with neither :sid: nor :email:");
-        continue;
-      }
-      all.push_back(std::move(s));
-    }
+  if (u.files.empty()) return out;
+  Submission s;
+  s.student = id;
+  s.name = u.name;
+  s.entry = fmt::format("{}_{}_assignsubmission_file_<file>", u.name, id);
+  const auto archive = std::find_if(u.files.begin(), u.files.end(), [&](const Upload& f) {
+    return std::find(wanted.begin(), wanted.end(), f.given) == wanted.end() && archive_kind(f.given);
+  });
+  const bool plain = std::any_of(u.files.begin(), u.files.end(), [&](const Upload& f) {
+    return std::find(wanted.begin(), wanted.end(), f.given) != wanted.end();
+  });
+  if (!plain && archive != u.files.end()) {
+    s.path = archive->path;
+    s.type = archive_kind(archive->given)->first;
+  } else {
+    const fs::path dir = staging / id;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& f : u.files)
+      if (std::find(wanted.begin(), wanted.end(), f.given) != wanted.end())
+        fs::copy_file(f.path, dir / f.given, fs::copy_options::overwrite_existing);
+    s.path = dir;
+    s.type = Submission::Type::Folder;
   }
-  std::sort(all.begin(), all.end(), [](const Submission& a, const Submission& b) { return a.student < b.student; });
-  return all;
+  out.push_back(std::move(s));
+  return out;
 }
 
 }  // namespace
@@ -149,28 +170,20 @@ LmsLayout parse_lms_layout(const std::string& name) {
 std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, const std::vector<std::string>& wanted,
                                      const fs::path& staging, std::vector<std::string>* skipped) {
   if (layout == LmsLayout::Folders) return discover_submissions(folder, skipped);
-  if (layout == LmsLayout::Gradescope) {
-    // Its ids are what the course typed into Gradescope: only those usable as file names.
-    auto all = discover_gradescope(folder, skipped);
-    std::vector<Submission> usable;
-    for (auto& s : all) {
-      if (valid_student_id(s.student)) usable.push_back(std::move(s));
-      else if (skipped) skipped->push_back(s.path.filename().string() + ": '" + s.student + "' is not a usable student id (letters, digits, . _ - @)");
-    }
-    return usable;
-  }
+  if (layout == LmsLayout::Gradescope) return discover_gradescope(folder, skipped);
   if (!fs::is_directory(folder)) throw std::runtime_error(folder.string() + " is not a folder of submissions");
   static const std::regex canvas(R"(^(.*?)_(LATE_)?(\d+)_(\d+)_(.+)$)");
   static const std::regex moodle(R"(^(.*)_(\d+)_assignsubmission_(file|onlinetext)_(.*)$)");
   std::map<std::string, Uploads> by_id;
   for (const auto& e : fs::directory_iterator(folder)) {
-    const std::string entry = e.path().filename().string();
+    const std::string entry = to_valid_utf8(e.path().filename().string());
     if (entry.empty() || entry[0] == '.') continue;
+    std::error_code ec;
     std::smatch m;
-    if (layout == LmsLayout::Canvas && e.is_regular_file() && std::regex_match(entry, m, canvas)) {
+    if (layout == LmsLayout::Canvas && e.is_regular_file(ec) && std::regex_match(entry, m, canvas)) {
       auto& u = by_id[m[3].str()];
       u.name = m[1].str();
-      u.files.emplace_back(m[5].str(), e.path());
+      u.files.push_back({m[5].str(), e.path(), number(m[4].str())});
     } else if (layout == LmsLayout::Moodle && std::regex_match(entry, m, moodle)) {
       if (m[3].str() == "onlinetext") {
         if (skipped) skipped->push_back(entry + ": online text, not a file (the lab grades files)");
@@ -178,8 +191,8 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
       }
       auto& u = by_id[m[2].str()];
       u.name = m[1].str();
-      if (e.is_directory() && !e.is_symlink()) u.folders.push_back(e.path());
-      else if (e.is_regular_file()) u.files.emplace_back(m[4].str(), e.path());
+      if (e.is_directory(ec) && !e.is_symlink(ec)) u.folders.push_back(e.path());
+      else if (e.is_regular_file(ec)) u.files.push_back({m[4].str(), e.path()});
     } else if (skipped) {
       skipped->push_back(entry + (layout == LmsLayout::Canvas
                                       ? ": not named as Canvas names submissions (<name>_<user id>_<submission id>_<file>)"
@@ -187,7 +200,13 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
     }
   }
   std::vector<Submission> all;
-  for (const auto& [id, u] : by_id) all.push_back(to_submission(id, u, wanted, staging, layout == LmsLayout::Canvas));
+  for (const auto& [id, u] : by_id) {
+    if (layout == LmsLayout::Canvas) {
+      all.push_back(canvas_submission(id, u, wanted, staging));
+    } else {
+      for (auto& s : moodle_submissions(id, u, wanted, staging)) all.push_back(std::move(s));
+    }
+  }
   return all;  // sorted by id: a std::map's order (the ids are the LMS's numbers)
 }
 

@@ -8,11 +8,19 @@ namespace grader::course {
 namespace {
 
 std::string grade(const GradeRow& r) {
-  if (r.status == "no submission") return "";  // left blank: the instructor decides (a zero, an excuse)
+  if (!is_grade(r.status)) return "";  // left blank: the instructor decides (a zero, an excuse)
   return fmt::format("{:.2f}", r.points);
 }
 
 }  // namespace
+
+bool is_grade(const std::string& status) {
+  // Nothing submitted; built but not run (--build-only: an import from a login node's run must
+  // not zero the class); nothing run for want of a GPU; the grader's or Slurm's own failure.
+  for (const char* none : {"no submission", "built", "no GPU", "grader error", "slurm failed", "not graded"})
+    if (status == none) return false;
+  return true;
+}
 
 std::string canvas_csv(const std::vector<GradeRow>& rows, const std::string& assignment) {
   std::string out = "Student,ID,SIS User ID,SIS Login ID,Section," + csv_field(assignment) + "\n";

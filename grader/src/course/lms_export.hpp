@@ -22,8 +22,12 @@ struct GradeRow {
   std::string name;    // from the roster or the LMS download; may be empty
   std::string lms_id;  // the LMS's user id; may be empty
   double points = 0;   // final
-  std::string status;  // "no submission": an empty grade (not a zero the LMS would count)
+  std::string status;  // one that is no grade (is_grade): an empty cell, not a zero the LMS would count
 };
+
+// Whether a status is a grade to import: not for "no submission", "built" (--build-only), "no
+// GPU", "grader error", "slurm failed", whose grade cells are left empty.
+bool is_grade(const std::string& status);
 
 std::string canvas_csv(const std::vector<GradeRow>& rows, const std::string& assignment);
 std::string moodle_csv(const std::vector<GradeRow>& rows, const std::string& assignment);

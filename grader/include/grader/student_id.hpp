@@ -1,0 +1,20 @@
+// Ids for students whose entry is named as people are (`José Núñez/`, a Gradescope :sid: with a
+// space): never skipped in silence, graded under an id usable as a file name.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace grader {
+
+// An id usable as a file name (valid_student_id) from a name in UTF-8: Latin letters without
+// their accents (é -> e, ß -> ss), Greek and Cyrillic ones transliterated, each run of spaces and
+// other characters one '_': "José Núñez" -> "Jose_Nunez", "Γιάννης Παπαδόπουλος" ->
+// "Giannis_Papadopoulos". A name with no letter or digit left gets "id-" and a hash of it.
+std::string derive_student_id(std::string_view name);
+
+// A name as compared with a roster's: its words folded as above, lower case, in sorted order, so
+// "Núñez, José", "José Núñez" and "jose_nunez" compare equal.
+std::string name_key(std::string_view name);
+
+}  // namespace grader
