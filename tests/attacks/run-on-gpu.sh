@@ -7,11 +7,11 @@
 # Exit status: 0 when every attack got what expected.tsv says, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:-build/gpu}
+build=$(cd "${1:-build/gpu}" && pwd)
 work=${2:-$build/test-runs/attacks}
 rm -rf "$work"
 mkdir -p "$work"
-python3 tests/attacks/make_submissions.py "$PWD" "$PWD/$build" "$work/submissions"
+python3 tests/attacks/make_submissions.py "$PWD" "$build" "$work/submissions"
 printf '[lab]\ncall_timeout_s = 10\n' > "$work/short.toml"
 "$build/bin/grader" batch matmul-tiled "$work/submissions" -o "$work/results" --jobs 8 --config "$work/short.toml"
 python3 tests/attacks/check_batch.py "$work/results" tests/attacks/expected.tsv
