@@ -18,4 +18,13 @@ bool code_uses(const std::string& source, const std::string& word);
 // matching close), comments and strings stripped; empty when there is none.
 std::string function_body(const std::string& source, const std::string& name);
 
+// The code a kernel runs, as a technique check should read it: the body of every definition of
+// `kernel_name` (a template's too), then what it reaches, transitively and by name: the bodies of
+// the functions it calls (a __device__ helper before or after it, in a namespace, a member
+// function, every overload), the #define of each macro it names, and each namespace-scope
+// variable it uses (`extern __shared__ float smem[];`). Comments and strings stripped, one text
+// after another; a helper never reached is not in it. Empty when the kernel has no definition.
+// (src/kernel_code.cpp)
+std::string kernel_code(const std::string& source, const std::string& kernel_name);
+
 }  // namespace grader
