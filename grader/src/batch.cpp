@@ -6,6 +6,7 @@
 #include "grader/build_log.hpp"
 #include "grader/file_lock.hpp"
 #include "grader/files.hpp"
+#include "grader/forbidden_api.hpp"
 #include "grader/gradebook.hpp"
 #include "grader/isolation.hpp"
 #include "grader/process.hpp"
@@ -379,6 +380,9 @@ StudentResult Batch::grade(const Submission& s) {
     const std::string why = "missing file: " + list + " (a submission holds the lab's files under their starter names)";
     return finish("missing file", why, {RunState::NotGraded, why});
   }
+  // What the leaderboard refuses (a library loaded at run time, a thread ...), named in the
+  // feedback; the points come from the tests, in a sandbox without the vendor libraries.
+  for (auto& note : forbidden_api_notes(src.string(), config_.files())) r.notes.push_back(std::move(note));
 
   // 2. Build them in their own folder against this build's tests.
   fs::create_directories(build);

@@ -32,13 +32,17 @@ std::vector<fs::path> gpu_device_files() {
 
 std::vector<std::string> bwrap_prefix(const std::string& bwrap, const std::vector<fs::path>& writable,
                                       const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable,
-                                      const std::vector<fs::path>& base) {
+                                      const std::vector<fs::path>& base, const std::vector<fs::path>& masked) {
   std::vector<std::string> a = {bwrap, "--ro-bind", "/", "/", "--dev", "/dev"};
   for (const auto& dev : gpu_device_files()) {
     a.insert(a.end(), {"--dev-bind", dev.string(), dev.string()});
   }
   a.insert(a.end(), {"--proc", "/proc", "--tmpfs", "/tmp"});
   for (const auto& b : base) a.insert(a.end(), {"--ro-bind", b.string(), b.string()});
+  // Someone else's kernels: each vendor library covered by /dev/null, which the sandbox's mounts
+  // (nodev) do not even let open; a dlopen by any name or path fails. /tmp is the sandbox's own.
+  for (const auto& m : masked)
+    if (m.string().rfind("/tmp/", 0) != 0) a.insert(a.end(), {"--ro-bind", "/dev/null", m.string()});
   for (const auto& h : hidden) a.insert(a.end(), {"--tmpfs", h.string()});
   for (const auto& r : readable) a.insert(a.end(), {"--ro-bind", r.string(), r.string()});
   for (const auto& w : writable) a.insert(a.end(), {"--bind", w.string(), w.string()});
@@ -64,11 +68,12 @@ Sandbox Sandbox::detect(bool allow) {
   const std::string bwrap = forced && *forced ? forced : find_in_path("bwrap");
   if (!bwrap.empty()) {
     const fs::path tmp = fs::temp_directory_path();
-    auto probe = bwrap_prefix(bwrap, {tmp}, {}, {}, {});
+    auto probe = bwrap_prefix(bwrap, {tmp}, {}, {}, {}, {});
     probe.push_back("true");
     if (runs(probe)) {
       s.kind_ = Kind::Bubblewrap;
       s.tool_ = bwrap;
+      s.vendor_libraries_ = vendor_library_files();
       return s;
     }
   }
@@ -88,10 +93,10 @@ Sandbox Sandbox::detect(bool allow) {
 
 std::vector<std::string> Sandbox::wrap(const std::vector<std::string>& argv, const std::vector<fs::path>& writable,
                                        const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable,
-                                       const std::vector<fs::path>& base) const {
+                                       const std::vector<fs::path>& base, const std::vector<fs::path>& masked) const {
   std::vector<std::string> full;
   switch (kind_) {
-    case Kind::Bubblewrap: full = bwrap_prefix(tool_, writable, hidden, readable, base); break;
+    case Kind::Bubblewrap: full = bwrap_prefix(tool_, writable, hidden, readable, base, masked); break;
     case Kind::Unshare: full = {tool_, ::geteuid() == 0 ? "--net" : "-rn", "--"}; break;
     case Kind::None: break;
   }
@@ -109,10 +114,13 @@ std::string Sandbox::describe() const {
   switch (kind_) {
     case Kind::Bubblewrap:
       return "bubblewrap (" + tool_ + "): read-only view of the machine except the submission's scratch folder, "
-             "other submissions hidden, private /tmp, no network, own PID namespace, only the GPU's device files; " + always;
+             "other submissions hidden, private /tmp, no network, own PID namespace, only the GPU's device files, " +
+             std::to_string(vendor_libraries_.size()) + " vendor math library files (cuBLAS, cuDNN, cuFFT ...) covered "
+             "while its code runs; " + always;
     case Kind::Unshare:
-      return "unshare (" + tool_ + "): no network (private network namespace); NOT read-only: bubblewrap is not "
-             "installed or cannot run here; " + always;
+      return "unshare (" + tool_ + "): no network (private network namespace); NOT read-only, and the vendor math "
+             "libraries are NOT hidden (a call that loads one is still named): bubblewrap is not installed or cannot "
+             "run here; " + always;
     case Kind::None:
       return std::string(disabled_ ? "sandbox switched off (--no-sandbox)"
                                    : "no namespace isolation (neither bubblewrap nor unshare works here)") +
@@ -123,7 +131,8 @@ std::string Sandbox::describe() const {
 
 ProcessOptions sandboxed_process(const Sandbox& sandbox, const SandboxedRun& run) {
   ProcessOptions p;
-  p.argv = sandbox.wrap(run.argv, {run.run_dir}, run.hidden, run.readable, run.base);
+  p.argv = sandbox.wrap(run.argv, {run.run_dir}, run.hidden, run.readable, run.base,
+                        run.own_code_only ? sandbox.vendor_libraries() : std::vector<fs::path>{});
   p.clear_env = true;
   p.set_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
                {"HOME", run.run_dir.string()},

@@ -41,4 +41,9 @@ std::vector<ApiFinding> find_forbidden_apis(const std::string& file_name, const 
 // "file:line: what: why", the way compilers print a diagnostic.
 std::string to_string(const ApiFinding& finding);
 
+// For `grader batch`'s feedback: one note per finding in the lab's `files` under `src`, saying
+// that the leaderboard refuses it (batch grades the code all the same: its own tests and the
+// sandbox decide the points; a vendor library is not in the sandbox's view). Empty when clean.
+std::vector<std::string> forbidden_api_notes(const std::string& src, const std::vector<std::string>& files);
+
 }  // namespace grader

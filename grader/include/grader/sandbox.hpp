@@ -30,17 +30,23 @@ public:
   // an empty tmpfs (the submissions, the results: other students' work); inside them,
   // `readable` folders are shown again read-only (this submission's sources and program) and
   // `writable` ones read-write (its scratch folder, listed first: the working directory).
+  // `masked` files are covered by an empty one that cannot be opened (the vendor libraries).
   std::vector<std::string> wrap(const std::vector<std::string>& argv,
                                 const std::vector<std::filesystem::path>& writable,
                                 const std::vector<std::filesystem::path>& hidden = {},
                                 const std::vector<std::filesystem::path>& readable = {},
-                                const std::vector<std::filesystem::path>& base = {}) const;
+                                const std::vector<std::filesystem::path>& base = {},
+                                const std::vector<std::filesystem::path>& masked = {}) const;
 
   Kind kind() const { return kind_; }
   std::string describe() const;  // for reports: which protections were in force
+  // The vendor math libraries found on this machine (vendor_library_files), found once by
+  // detect() where bubblewrap works: what a submission's run may not see.
+  const std::vector<std::filesystem::path>& vendor_libraries() const { return vendor_libraries_; }
 
 private:
   Kind kind_ = Kind::None;
+  std::vector<std::filesystem::path> vendor_libraries_;
   bool disabled_ = false;  // switched off by the caller (--no-sandbox), not missing
   std::string tool_;  // path of bwrap or unshare
 };
@@ -56,11 +62,19 @@ struct SandboxedRun {
   std::filesystem::path log;                     // its stdout and stderr
   Limits limits;                                 // cpu_seconds defaults to timeout_s
   double timeout_s = 600;
+  bool own_code_only = true;                     // the vendor math libraries covered (bubblewrap)
 };
+
+// Every vendor math library on this machine (remote/vendor_libraries.hpp: cuBLAS, cuDNN, cuFFT,
+// cuSPARSE, cuSOLVER, cuRAND, NPP, nvJPEG, CUTLASS builds ...), as real files, symlinks resolved:
+// in the CUDA toolkits, the system's library folders, the loader's (ld.so.conf, LD_LIBRARY_PATH),
+// pip's and conda's trees (src/vendor_masks.cpp).
+std::vector<std::filesystem::path> vendor_library_files();
 
 // The process to run: wrapped in `sandbox`, a cleared environment with only a plain PATH, HOME,
 // TMPDIR and LANG, the run's own settings and the CUDA variables of the grader's environment
-// (CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH, NVIDIA_TF32_OVERRIDE), its limits and timeout.
+// (CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH, NVIDIA_TF32_OVERRIDE), its limits and timeout; with
+// `own_code_only`, the sandbox's vendor libraries masked.
 ProcessOptions sandboxed_process(const Sandbox& sandbox, const SandboxedRun& run);
 
 }  // namespace grader

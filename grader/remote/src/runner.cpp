@@ -30,6 +30,9 @@
 
 namespace remote {
 cudaError_t warm(cudaStream_t stream);  // warm.cu
+void vendor_check_start();               // vendor_check.cpp: a vendor math library loaded
+std::string vendor_library_after_call();
+std::string vendor_library_mapped();
 namespace {
 
 std::map<std::string, Binder>& registry() {
@@ -133,6 +136,7 @@ int serve(int fd) {
     ready.put<std::int64_t>(::getpid());
     if (!send_message(fd, Type::Hello, ready)) return 2;
   }
+  vendor_check_start();
   const auto done = reinterpret_cast<CUdeviceptr>(&control_on_device->done);
   const auto ready = reinterpret_cast<CUdeviceptr>(&control_on_device->ready);
   // The call prepared last (Prepare), run when its Call comes.
@@ -181,6 +185,11 @@ int serve(int fd) {
             prepared = find(name)(args);
           },
           prepare_status, prepare_message);
+      // Someone else's library in this process fails the call, by name (before the clock).
+      if (const std::string vendor = vendor_library_mapped(); !vendor.empty() && prepare_status == Status::Ok) {
+        prepare_status = Status::Error;
+        prepare_message = vendor;
+      }
       warm(g_stream);
       driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, prepared_seq);
       continue;
@@ -207,6 +216,11 @@ int serve(int fd) {
     if (synced != cudaSuccess && status != Status::Crashed) {
       status = workbook::CudaError::is_sticky(synced) ? Status::Crashed : Status::Error;
       message = "the GPU reported " + error_text(synced) + " while running " + name;
+    }
+    // A vendor library the call loaded, or tried to: named, whatever the call made of it.
+    if (const std::string vendor = vendor_library_after_call(); !vendor.empty() && status != Status::Crashed) {
+      message = status == Status::Ok ? vendor : vendor + " (and then: " + message + ")";
+      status = Status::Error;
     }
     if (written != CUDA_SUCCESS && status == Status::Ok) {
       status = Status::Crashed;
