@@ -106,7 +106,11 @@ RunStatus status_of(const Phase& phase, const fs::path& log) {
   if (p.exit_code == 77) return {RunState::NoGpu, "no CUDA GPU was usable on the grading machine"};
   if (p.failed_to_start || p.killed_by_limit() || p.signal != 0 || (p.exit_code != 0 && p.exit_code != 1)) {
     const std::string what = p.exit_code == 70 ? "stopped after a CUDA error (the kernel faulted)" : p.describe();
-    return {RunState::Crashed, what + ". End of its output:\n" + tail_of_file(log, 1500)};
+    // The cap on output ends nothing (the middle is dropped, the program runs on): say so, lest
+    // the cut be taken for the cause.
+    const std::string cut = p.output_truncated ? " (its output was cut at its cap, which ends no program: the start "
+                                                 "and the end are kept)" : "";
+    return {RunState::Crashed, what + cut + ". End of its output:\n" + tail_of_file(log, 1500)};
   }
   return {};
 }
@@ -472,8 +476,8 @@ StudentResult Batch::grade(const Submission& s) {
                       "; the exercises after it ran again in a fresh process");
   if (g_interrupted) throw std::runtime_error("interrupted");
   if (output_cut)
-    r.notes.push_back("the program's output was cut at 4 MiB (the rest was dropped unread; the grade comes from "
-                      "its results, not its output)");
+    r.notes.push_back("the program's output was cut at 4 MiB: its start and its end are in the log, the middle was "
+                      "dropped unread, and the program ran on (the grade comes from its results, not its output)");
   r.report = report_of( read_results(results), status, seed_, device_, read_plans(results));
   r.status = submission_status(r.report);
   r.detail = status.detail;

@@ -181,15 +181,19 @@ private:
 // the reader, a child writing gigabytes would sit blocked on a full 64 KiB pipe most of the time
 // and turn into "timed out". A thread (rather than poll() folded into the wait loop) keeps the
 // pipe empty whatever the loop is doing, and keeps the loop as it was. It sleeps in poll() on the
-// pipe and on a wake-up pipe, writes the first `limit` bytes to the output file and reads the
-// rest into its buffer and drops it, so the child runs at full speed and ends normally. It ends
+// pipe and on a wake-up pipe, writes the first three quarters of `limit` bytes to the output
+// file, keeps the last quarter's worth in memory (the end of the output, where a program says why
+// it stopped) and drops what lies between, so the child runs at full speed and ends normally; the
+// end is written after a line that says how much was cut there (write_end). Nothing is ever
+// killed for its output. It ends
 // by itself at end of file (every writer gone), or when finish() wakes it after the child's tree
 // is killed: then it takes what is left in the pipe (for at most a second, in case an escaped
 // process still writes) and stops. Should no thread start, pump() drains from the wait loop as
 // before.
 class OutputDrain {
 public:
-  OutputDrain(int in, int out, std::size_t limit) : in_(in), out_(out), limit_(limit), buffer_(256 * 1024) {
+  OutputDrain(int in, int out, std::size_t limit)
+      : in_(in), out_(out), limit_(limit), head_(limit - limit / 4), end_(limit / 4), buffer_(256 * 1024) {
     ::fcntl(in_, F_SETFL, O_NONBLOCK);
     (void)::fcntl(in_, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups; the default 64 KiB where refused
     if (::pipe2(wake_, O_CLOEXEC) != 0) return;
@@ -220,6 +224,7 @@ public:
     } else if (!finished_) {
       read_some(std::chrono::steady_clock::now() + std::chrono::seconds(1));
     }
+    if (!finished_) write_end();
     finished_ = true;
   }
   bool truncated() const { return truncated_; }  // after finish()
@@ -247,19 +252,43 @@ private:
     }
   }
 
-  void keep(std::size_t n) {
-    std::size_t k = n;
-    if (limit_ > 0 && kept_ + k > limit_) {
-      k = kept_ < limit_ ? limit_ - kept_ : 0;
-      truncated_ = true;
-    }
-    for (std::size_t done = 0; done < k;) {
-      const ssize_t w = ::write(out_, buffer_.data() + done, k - done);
+  void write_all(const char* data, std::size_t n) {
+    for (std::size_t done = 0; done < n;) {
+      const ssize_t w = ::write(out_, data + done, n - done);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) break;  // the log cannot be written: the output is dropped, the child runs on
       done += static_cast<std::size_t>(w);
     }
+  }
+
+  // The first head_ bytes go to the file; after them, the last end_ bytes stay in memory.
+  void keep(std::size_t n) {
+    std::size_t k = n;
+    if (limit_ > 0 && kept_ + k > head_) k = kept_ < head_ ? head_ - kept_ : 0;
+    write_all(buffer_.data(), k);
     kept_ += k;
+    past_head_ += n - k;
+    if (n - k >= end_) {
+      tail_.assign(buffer_.data() + n - end_, end_);
+    } else {
+      tail_.append(buffer_.data() + k, n - k);
+      if (tail_.size() > 2 * end_) tail_.erase(0, tail_.size() - end_);  // copies end_ bytes per end_ read
+    }
+  }
+
+  // The end of the output, after the head: whole when it fits in end_, else after a line that
+  // says how much was dropped, from the first line break on. truncated_ when anything was dropped.
+  void write_end() {
+    if (past_head_ == 0) return;
+    std::string end = tail_.size() > end_ ? tail_.substr(tail_.size() - end_) : tail_;
+    truncated_ = past_head_ > end.size();
+    if (truncated_) {
+      if (const auto nl = end.find('\n'); nl != std::string::npos && nl + 1 < end.size()) end.erase(0, nl + 1);
+      const std::string cut = "\n[output cut here: " + std::to_string(past_head_ - end.size()) +
+                              " bytes dropped unread; its last " + std::to_string(end.size()) + " bytes follow]\n";
+      write_all(cut.data(), cut.size());
+    }
+    write_all(end.data(), end.size());
   }
 
   void run() {
@@ -275,8 +304,10 @@ private:
   }
 
   int in_, out_;
-  std::size_t limit_;
+  std::size_t limit_, head_, end_;
   std::vector<char> buffer_;
+  std::string tail_;              // the last end_ bytes after the head (up to twice that, trimmed)
+  std::size_t past_head_ = 0;     // bytes read after the head
   int wake_[2] = {-1, -1};
   std::thread thread_;
   std::size_t kept_ = 0;
@@ -453,7 +484,8 @@ ProcessResult run_process(const ProcessOptions& options) {
   }
   if (out_pipe[0] >= 0) ::close(out_pipe[0]);
   if (result.output_truncated && out_fd >= 0) {
-    const std::string note = "\n[output truncated: more than " + std::to_string(limits.output_bytes) + " bytes]\n";
+    const std::string note = "\n[output truncated: more than " + std::to_string(limits.output_bytes) +
+                             " bytes: the middle dropped, the program ran on]\n";
     (void)!::write(out_fd, note.data(), note.size());
   }
   if (out_fd >= 0) ::close(out_fd);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 using namespace grader;
 
@@ -186,8 +187,54 @@ TEST_CASE("an output flood is drained at full speed: capped, and the child ends 
   CHECK(r.output_truncated);
   CHECK(r.seconds < 60);
   const auto size = std::filesystem::file_size(log);
-  CHECK(size >= (1u << 20));
-  CHECK(size < (1u << 20) + 200);  // the first MiB and the note, nothing of the rest
-  CHECK(tail_of_file(log, 200).find("[output truncated: more than 1048576 bytes]") != std::string::npos);
+  CHECK(size >= (1u << 20) - (1u << 18));
+  CHECK(size < (1u << 20) + 300);  // the start, the end, the two notes: nothing of the middle
+  CHECK(tail_of_file(log, 300).find("[output truncated: more than 1048576 bytes") != std::string::npos);
+  std::ifstream in(log, std::ios::binary);
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(out.find("done\n", out.size() - 300) != std::string::npos);  // its last words are kept
+  std::filesystem::remove(log);
+}
+
+TEST_CASE("an output cut at its cap says so, keeps the start and the end, and ends nothing", "[process][limits]") {
+  // As a submission whose start-up code floods stderr, then says why it stops: the cut is named
+  // where it is, the last line survives, and the exit status is the program's own.
+  const auto log = temp_path("cut.log");
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "echo first; yes flood-line-from-a-static-initializer | head -c 20000000 >&2; "
+                        "echo 'runner: the reason it stopped'; exit 3"};
+  o.output_file = log;
+  o.limits.output_bytes = 4000;
+  o.timeout_s = 60;
+  const auto r = run_process(o);
+  INFO(r.describe());
+  CHECK(r.exit_code == 3);
+  CHECK(r.signal == 0);
+  CHECK_FALSE(r.killed_by_limit());
+  CHECK(r.output_truncated);
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string out = text.str();
+  CHECK(out.rfind("first\n", 0) == 0);
+  const auto cut = out.find("[output cut here: ");
+  const auto last = out.find("runner: the reason it stopped");
+  CHECK(cut != std::string::npos);
+  CHECK(last != std::string::npos);
+  CHECK(cut < last);
+  CHECK(out.size() < 4000 + 300);
+  std::filesystem::remove(log);
+}
+
+TEST_CASE("output within its cap is kept whole, without a cut", "[process][limits]") {
+  const auto log = temp_path("whole.log");
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "yes 0123456789 | head -c 3900"};  // past the head (3000), within the cap
+  o.output_file = log;
+  o.limits.output_bytes = 4000;
+  const auto r = run_process(o);
+  CHECK(r.ok());
+  CHECK_FALSE(r.output_truncated);
+  CHECK(std::filesystem::file_size(log) == 3900);
   std::filesystem::remove(log);
 }
