@@ -111,6 +111,7 @@ std::string folded(std::string_view name) {
   std::string out;
   for (const std::uint32_t c : code_points(to_valid_utf8(name))) {
     if (c < 0x80 && std::isalnum(static_cast<int>(c))) out += static_cast<char>(c);
+    else if ((c == 0x03C5 || c == 0x03CD) && !out.empty() && (out.back() == 'o' || out.back() == 'O')) out += 'u';  // ου
     else if (const char* ascii = fold(c)) out += ascii;
     else if (c == '.' || c == '-' || c == '@') out += static_cast<char>(c);
     else if (out.empty() || out.back() != ' ') out += ' ';
@@ -120,6 +121,12 @@ std::string folded(std::string_view name) {
   return first == std::string::npos ? "" : out.substr(first, last - first + 1);
 }
 
+std::size_t letters(const std::string& utf8) {
+  std::size_t n = 0;
+  for (const std::uint32_t c : code_points(utf8)) n += (c < 0x80 && std::isalpha(static_cast<int>(c))) || fold(c);
+  return n;
+}
+
 std::uint32_t fnv1a(std::string_view s) {
   std::uint32_t h = 2166136261u;
   for (const char ch : s) h = (h ^ static_cast<unsigned char>(ch)) * 16777619u;
@@ -127,6 +134,12 @@ std::uint32_t fnv1a(std::string_view s) {
 }
 
 }  // namespace
+
+std::string decode_file_name(std::string_view bytes) {
+  if (is_valid_utf8(bytes)) return std::string(bytes);
+  std::string western = windows_1252_to_utf8(bytes), oem = cp437_to_utf8(bytes);
+  return letters(oem) > letters(western) ? oem : western;
+}
 
 std::string derive_student_id(std::string_view name) {
   std::string id = folded(name);

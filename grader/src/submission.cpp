@@ -282,7 +282,7 @@ std::vector<Submission> discover_submissions(const fs::path& folder, std::vector
   if (!fs::is_directory(folder)) throw std::runtime_error(folder.string() + " is not a folder of submissions");
   std::vector<Submission> all;
   for (const auto& e : fs::directory_iterator(folder)) {
-    const std::string name = to_valid_utf8(e.path().filename().string());
+    const std::string name = decode_file_name(e.path().filename().string());
     if (name.empty() || name[0] == '.') continue;
     Submission s;
     s.path = e.path();

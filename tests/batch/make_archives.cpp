@@ -4,6 +4,12 @@
 //   bomb.zip         a good matmul.cu and 400 MiB of zeros (compresses to about 400 KiB)
 //   links.tar.gz     matmul.cu as a symbolic link to /etc/passwd
 //   absolute.tar.gz  an entry with an absolute path
+// and, for the corpus of course input (tests/batch/course-corpus.sh), a zip byte by byte:
+//   make-archives --raw-zip <out.zip> {u|c} <name> <content> [{u|c} <name> <content>]...
+//   u: the name in UTF-8 with the zip's UTF-8 flag (Python, Windows 11, Info-ZIP); c: its bytes
+//   as given, without the flag (Windows Explorer's code page, CP437)
+#include "raw_zip.hpp"
+
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -61,6 +67,11 @@ bool write_archive(const std::string& path, bool zip, const std::vector<Entry>& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--raw-zip") {
+    std::vector<raw_zip::Entry> entries;
+    for (int i = 3; i + 2 < argc; i += 3) entries.push_back({argv[i + 1], argv[i + 2], std::string(argv[i]) == "u"});
+    return (argc - 3) % 3 == 0 && raw_zip::write(argv[2], entries) ? 0 : 1;
+  }
   if (argc != 3) {
     std::fprintf(stderr, "usage: make-archives <submissions-folder> <matmul.cu>\n");
     return 2;

@@ -109,6 +109,9 @@ TEST_CASE("ids for names as people have them", "[utf8][student_id]") {
   CHECK(derive_student_id("\xE6\x9D\x8E\xE9\x9B\xB7") == cjk);  // the same name, the same id, at every run
   CHECK(valid_student_id(derive_student_id("Jos\xE9 (Latin-1 bytes)")));
   CHECK(name_key("N\xC3\xBA\xC3\xB1""ez, Jos\xC3\xA9") == name_key("jose_nunez"));
+  CHECK(decode_file_name("Jos\x82 N\xA3\xA4""ez") == "Jos\xC3\xA9 N\xC3\xBA\xC3\xB1""ez");  // unzip's raw CP437
+  CHECK(decode_file_name("Jos\xE9 N\xFA\xF1""ez") == "Jos\xC3\xA9 N\xC3\xBA\xC3\xB1""ez");  // Latin-1
+  CHECK(decode_file_name("Jos\xC3\xA9") == "Jos\xC3\xA9");
   CHECK(name_key("Ana Bel\xC3\xA9n") != name_key("Ana"));
 }
 

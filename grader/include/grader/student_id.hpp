@@ -13,6 +13,11 @@ namespace grader {
 // "Giannis_Papadopoulos". A name with no letter or digit left gets "id-" and a hash of it.
 std::string derive_student_id(std::string_view name);
 
+// A file or folder name in UTF-8: as it is where it is valid UTF-8; else its bytes read as
+// Windows-1252 or as CP437 (what unzip leaves of a Windows Explorer zip's names), whichever reads
+// as more letters ("Jos\x82" is José in CP437, "Jos\xE9" in Windows-1252).
+std::string decode_file_name(std::string_view bytes);
+
 // A name as compared with a roster's: its words folded as above, lower case, in sorted order, so
 // "Núñez, José", "José Núñez" and "jose_nunez" compare equal.
 std::string name_key(std::string_view name);

@@ -147,7 +147,7 @@ std::vector<Submission> discover_gradescope(const fs::path& folder, std::vector<
     }
   }
   for (const auto& e : fs::directory_iterator(folder)) {
-    const std::string name = to_valid_utf8(e.path().filename().string());
+    const std::string name = decode_file_name(e.path().filename().string());
     std::error_code ec;
     if (e.is_directory(ec) && !listed.count(name) && name[0] != '.')
       skip(name + ": a submission folder that submission_metadata.yml does not list: not graded (whose is it?)");

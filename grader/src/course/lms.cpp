@@ -3,6 +3,7 @@
 #include "course/duplicates.hpp"
 #include "course/gradescope.hpp"
 #include "grader/files.hpp"
+#include "grader/student_id.hpp"
 #include "grader/utf8.hpp"
 
 #include <fmt/format.h>
@@ -120,7 +121,7 @@ std::vector<Submission> moodle_submissions(const std::string& id, const Uploads&
     Submission s;
     s.student = id;
     s.name = u.name;
-    s.entry = to_valid_utf8(folder.filename().string());
+    s.entry = decode_file_name(folder.filename().string());
     std::vector<fs::path> inside;
     for (const auto& e : fs::directory_iterator(folder))
       if (e.is_regular_file()) inside.push_back(e.path());
@@ -176,7 +177,7 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
   static const std::regex moodle(R"(^(.*)_(\d+)_assignsubmission_(file|onlinetext)_(.*)$)");
   std::map<std::string, Uploads> by_id;
   for (const auto& e : fs::directory_iterator(folder)) {
-    const std::string entry = to_valid_utf8(e.path().filename().string());
+    const std::string entry = decode_file_name(e.path().filename().string());
     if (entry.empty() || entry[0] == '.') continue;
     std::error_code ec;
     std::smatch m;
