@@ -214,3 +214,15 @@ TEST_CASE("LMS exports: only grades are exported (--build-only zeroes nobody)", 
   CHECK(canvas.find("Di,4,di,,,0.00\n") != std::string::npos);  // a real 0: it does not build
   CHECK(course::moodle_csv(rows, "Lab 1").find("ana,1,Ana,\n") != std::string::npos);
 }
+
+TEST_CASE("an entry whose name no encoding reads is ignored, named as such, never an escape", "[course][archive]") {
+  TempDir t;
+  Submission s{"ana", t.path / "ana.zip", Submission::Type::Zip};
+  // The UTF-8 flag on bytes that are not UTF-8: libarchive has no name to give.
+  REQUIRE(raw_zip::write(s.path.string(), {{"matmul.cu", "int ok;\n"}, {"bad\xFF\xFE name.txt", "x", true}}));
+  const Collected c = collect_files(s, kWanted, t.path / "dest");
+  CHECK_FALSE(c.rejected);
+  CHECK(c.reason.find("would be written outside") == std::string::npos);
+  CHECK(c.found == kWanted);
+  CHECK(joined(c.notes).find("1 entry of the archive with a name that cannot be read") != std::string::npos);
+}
