@@ -93,9 +93,11 @@ TEST_CASE("a roster saved by Excel as Windows-1252, or with ';', is read; names 
   CHECK(error_of([] { read_roster(write("r3.csv", "id,name\nab,\x81\n")); }).find("r3.csv:2:") != std::string::npos);
 }
 
-TEST_CASE("a times file saved as Windows-1252 with a BOM-less header is read", "[utf8][lateness]") {
+TEST_CASE("a times file saved as Windows-1252, or as CSV UTF-8 with ';', is read", "[utf8][lateness]") {
   const auto times = course::read_times(write("t.csv", "id,submitted_at,comment\nab,2026-12-01T20:00:00-05:00,tard\xE9\n"));
   CHECK(times.at("ab") == *course::parse_time("2026-12-02T01:00:00Z"));
+  const auto excel = course::read_times(write("t2.csv", "\xEF\xBB\xBFid;submitted_at\r\nab;2026-12-02 01:00:00Z\r\n"));
+  CHECK(excel.at("ab") == *course::parse_time("2026-12-02T01:00:00Z"));
 }
 
 TEST_CASE("ids for names as people have them", "[utf8][student_id]") {

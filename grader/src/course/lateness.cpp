@@ -157,6 +157,28 @@ Lateness assess(const LatePolicy& policy, std::optional<std::int64_t> submitted,
   return l;
 }
 
+namespace {
+
+template <char Sep>
+std::map<std::string, std::int64_t> read_time_rows(const std::filesystem::path& file, std::istream& in) {
+  std::map<std::string, std::int64_t> times;
+  io::CSVReader<2, io::trim_chars<' ', '\t'>, io::double_quote_escape<Sep, '"'>> csv(file.string(), in);
+  csv.read_header(io::ignore_extra_column, "id", "submitted_at");
+  std::string id, at;
+  while (csv.read_row(id, at)) {
+    if (id.empty() && at.empty()) continue;
+    const auto t = parse_time(at);
+    if (!t)
+      throw std::runtime_error(fmt::format("times {}:{}: '{}' is not a date-time with its offset "
+                                           "(2026-12-01T23:59:00-05:00)", file.string(), csv.get_file_line(), at));
+    if (!times.emplace(id, *t).second)
+      throw std::runtime_error(fmt::format("times {}:{}: {} has two times", file.string(), csv.get_file_line(), id));
+  }
+  return times;
+}
+
+}  // namespace
+
 std::map<std::string, std::int64_t> read_times(const std::filesystem::path& file) {
   std::string text;
   try {
@@ -164,25 +186,15 @@ std::map<std::string, std::int64_t> read_times(const std::filesystem::path& file
   } catch (const TextFileError& e) {
     throw std::runtime_error(e.what());
   }
+  // Excel where the decimal point is a comma separates fields with ';' (as rosters, roster.hpp).
+  const std::string header = text.substr(0, text.find('\n'));
+  const bool semicolons = header.find(';') != std::string::npos && header.find(',') == std::string::npos;
   std::istringstream in(text);
-  std::map<std::string, std::int64_t> times;
   try {
-    io::CSVReader<2, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> csv(file.string(), in);
-    csv.read_header(io::ignore_extra_column, "id", "submitted_at");
-    std::string id, at;
-    while (csv.read_row(id, at)) {
-      if (id.empty() && at.empty()) continue;
-      const auto t = parse_time(at);
-      if (!t)
-        throw std::runtime_error(fmt::format("times {}:{}: '{}' is not a date-time with its offset "
-                                             "(2026-12-01T23:59:00-05:00)", file.string(), csv.get_file_line(), at));
-      if (!times.emplace(id, *t).second)
-        throw std::runtime_error(fmt::format("times {}:{}: {} has two times", file.string(), csv.get_file_line(), id));
-    }
+    return semicolons ? read_time_rows<';'>(file, in) : read_time_rows<','>(file, in);
   } catch (const io::error::base& e) {
     throw std::runtime_error(fmt::format("times {}: {}", file.string(), e.what()));
   }
-  return times;
 }
 
 }  // namespace grader::course
