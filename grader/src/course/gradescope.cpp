@@ -41,7 +41,7 @@ std::string text(const YAML::Node& node, const char* key, const std::string& whe
 void take_contents(Submission& s) {
   std::vector<fs::path> inside;
   for (const auto& e : fs::directory_iterator(s.path))
-    if (e.is_regular_file()) inside.push_back(e.path());
+    if (e.is_regular_file() && !e.is_symlink()) inside.push_back(e.path());
   if (const auto kind = inside.size() == 1 ? archive_kind(inside[0].filename().string()) : std::nullopt) {
     s.path = inside[0];
     s.type = kind->first;

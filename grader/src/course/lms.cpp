@@ -124,7 +124,7 @@ std::vector<Submission> moodle_submissions(const std::string& id, const Uploads&
     s.entry = decode_file_name(folder.filename().string());
     std::vector<fs::path> inside;
     for (const auto& e : fs::directory_iterator(folder))
-      if (e.is_regular_file()) inside.push_back(e.path());
+      if (e.is_regular_file() && !e.is_symlink()) inside.push_back(e.path());
     const auto kind = inside.size() == 1 ? archive_kind(inside[0].filename().string()) : std::nullopt;
     s.path = kind ? inside[0] : folder;
     s.type = kind ? kind->first : Submission::Type::Folder;
@@ -181,7 +181,7 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
     if (entry.empty() || entry[0] == '.') continue;
     std::error_code ec;
     std::smatch m;
-    if (layout == LmsLayout::Canvas && e.is_regular_file(ec) && std::regex_match(entry, m, canvas)) {
+    if (layout == LmsLayout::Canvas && e.is_regular_file(ec) && !e.is_symlink(ec) && std::regex_match(entry, m, canvas)) {
       auto& u = by_id[m[3].str()];
       u.name = m[1].str();
       u.files.push_back({m[5].str(), e.path(), number(m[4].str())});
@@ -193,7 +193,7 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
       auto& u = by_id[m[2].str()];
       u.name = m[1].str();
       if (e.is_directory(ec) && !e.is_symlink(ec)) u.folders.push_back(e.path());
-      else if (e.is_regular_file(ec)) u.files.push_back({m[4].str(), e.path()});
+      else if (e.is_regular_file(ec) && !e.is_symlink(ec)) u.files.push_back({m[4].str(), e.path()});
     } else if (skipped) {
       skipped->push_back(entry + (layout == LmsLayout::Canvas
                                       ? ": not named as Canvas names submissions (<name>_<user id>_<submission id>_<file>)"
