@@ -36,6 +36,20 @@ def cached(fixture, lookup, store):
 unchecked_loads = ref.replace('Mds[ty][tx] = (Row < M && aCol < K) ? A[Row * K + aCol] : 0.0f;', 'Mds[ty][tx] = A[Row * K + aCol];') \
                      .replace('Nds[ty][tx] = (bRow < K && Col < N) ? B[bRow * N + Col] : 0.0f;', 'Nds[ty][tx] = B[bRow * N + Col];')
 assert unchecked_loads.count('A[Row * K + aCol];') == 1
+# The tiled kernel's body, for the honest controls that write it another way.
+tiled_body = re.search(r'(__global__ void tiledKernel\(.*?\) \{\n)(.*?)(\n}\n)', ref, flags=re.S)
+helper_body = '  const int Row = blockIdx.y * TILE_WIDTH + threadIdx.y, Col = blockIdx.x * TILE_WIDTH + threadIdx.x;\n' \
+              '  const float Pvalue = tile_product<TILE_WIDTH>(A, B, M, N, K, Row, Col);\n' \
+              '  if (Row < M && Col < N) C[Row * N + Col] = Pvalue;'
+tiles_in_helper = ref.replace(tiled_body.group(2), helper_body).replace('namespace matmul {', fx('tiles-in-helper') + '\nnamespace matmul {', 1)
+dynamic_body = tiled_body.group(2).replace('  __shared__ float Mds[TILE_WIDTH][TILE_WIDTH];\n  __shared__ float Nds[TILE_WIDTH][TILE_WIDTH];\n',
+    '  float (*Mds)[TILE_WIDTH] = reinterpret_cast<float (*)[TILE_WIDTH]>(dynamic_tiles);\n'
+    '  float (*Nds)[TILE_WIDTH] = reinterpret_cast<float (*)[TILE_WIDTH]>(dynamic_tiles + TILE_WIDTH * TILE_WIDTH);\n')
+assert dynamic_body != tiled_body.group(2)
+dynamic_shared = ref.replace(tiled_body.group(2), dynamic_body) \
+    .replace('tiledKernel<TILE_WIDTH><<<grid, block, 0, stream>>>', 'tiledKernel<TILE_WIDTH><<<grid, block, 2 * TILE_WIDTH * TILE_WIDTH * sizeof(float), stream>>>') \
+    .replace('namespace matmul {', fx('dynamic-shared') + '\nnamespace matmul {', 1)
+assert 'sizeof(float), stream>>>' in dynamic_shared
 subs = {
     'good': ref,
     'good-copy': ref,
@@ -75,6 +89,8 @@ subs = {
                          '  CUDA_CHECK(cudaMemcpyAsync(attack::g_saved, C, sizeof(float) * M * N, cudaMemcpyDeviceToDevice, stream));\n'
                          '  attack::g_key = key;'),
     'unchecked-loads': unchecked_loads,
+    'tiles-in-helper': tiles_in_helper,
+    'dynamic-shared': dynamic_shared,
 }
 for name, text in subs.items():
     os.makedirs(f'{out}/{name}', exist_ok=True)

@@ -245,13 +245,16 @@ void check_uses_shared(const std::string& exercise, const std::string& kernel) {
     if (!in) throw std::runtime_error("cannot read " + path.string());
     std::stringstream text;
     text << in.rdbuf();
-    const std::string body = grader::function_body(text.str(), kernel);
+    // The kernel and every function, macro and file-scope array it reaches: tiles declared in a
+    // __device__ helper, or as extern __shared__ at file scope, count.
+    const std::string body = grader::kernel_code(text.str(), kernel);
     if (body.empty()) {
       r.outcome = Outcome::Incorrect;
       r.detail = "no definition of " + kernel + " found in coalescing.cu (keep the starter's kernel name)";
     } else if (!grader::code_uses(body, "__shared__")) {
       r.outcome = Outcome::Incorrect;
-      r.detail = kernel + " declares no __shared__ array: the tile belongs in shared memory";
+      r.detail = "neither " + kernel + " nor a function it calls declares a __shared__ array: the tile belongs in "
+                 "shared memory";
     } else {
       r.outcome = Outcome::Passed;
     }

@@ -144,13 +144,16 @@ TEST_CASE("tiled: stages tiles in shared memory", "[tiled][static]") {
     if (!in) throw std::runtime_error("cannot read " + path.string());
     std::stringstream text;
     text << in.rdbuf();
-    const std::string body = grader::function_body(text.str(), "tiledKernel");
+    // The kernel and every function, macro and file-scope array it reaches: tiles declared in a
+    // __device__ helper, or as extern __shared__ at file scope, count.
+    const std::string body = grader::kernel_code(text.str(), "tiledKernel");
     if (body.empty()) {
       r.outcome = Outcome::Incorrect;
       r.detail = "no definition of tiledKernel found in matmul.cu (keep the starter's kernel name)";
     } else if (!grader::code_uses(body, "__shared__")) {
       r.outcome = Outcome::Incorrect;
-      r.detail = "tiledKernel declares no __shared__ array: the tiles Mds and Nds belong in shared memory";
+      r.detail = "neither tiledKernel nor a function it calls declares a __shared__ array: the tiles Mds and Nds "
+                 "belong in shared memory";
     } else {
       r.outcome = Outcome::Passed;
     }
