@@ -15,6 +15,7 @@
 #include "sequential.hpp"
 #include "workbook/contest.hpp"
 #include "workbook/cuda_check.hpp"
+#include "workbook/phases.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stream.hpp"
 #include "workbook/timer.hpp"
@@ -235,27 +236,69 @@ struct Measured {
   double outside_ms = 0;        // of the last call: its breakdown's part outside the iterations
 };
 
+// Every call of a measurement (warm-up included) gets an input of its own: the objects after the
+// first numClusters shuffled within windows (shuffled_call, as the leaderboard does), so results
+// kept from an earlier call are wrong. New objects would need a new reference, seconds of CPU
+// per call; the shuffle costs a pass over the objects, on all cores.
+constexpr std::size_t kShuffleWindow = 64;
+// The base of the performance cases' shuffles (one per call), apart from every input's stream.
+constexpr std::uint64_t kGradingShuffleStream = std::uint64_t{3} << 32;
+
+// A call's input: in's objects, those after the first numClusters shuffled within windows
+// of kShuffleWindow; and the result expected of it: in's reference, each membership moved with
+// its object (the loop count and the centroids do not depend on the order). call_seed makes the
+// shuffle: one per call, from the run's seed.
+void shuffled_call(const Instance& in, std::uint64_t call_seed, std::vector<double>& objects, Reference& expected) {
+  const Problem& p = in.problem;
+  const std::size_t nc = p.numCoords, first = p.numClusters, n = p.numObjs;
+  const std::size_t windows = (n - first + kShuffleWindow - 1) / kShuffleWindow;
+  objects.resize(in.objects.size());
+  expected = in.ref;
+  std::copy_n(in.objects.begin(), first * nc, objects.begin());
+  kmeans_grading::parallel_for(
+      windows, kmeans_grading::worker_count(n, nc), [&](std::size_t begin, std::size_t end, int) {
+        std::size_t from[kShuffleWindow];  // from[j]: the object of `in` that goes to place lo + j
+        for (std::size_t w = begin; w < end; ++w) {
+          const std::size_t lo = first + w * kShuffleWindow, len = std::min(kShuffleWindow, n - lo);
+          workbook::SplitMix64 rng(workbook::derive_seed(call_seed, w));
+          std::iota(from, from + len, lo);
+          for (std::size_t j = len - 1; j > 0; --j) std::swap(from[j], from[rng.next() % (j + 1)]);  // Fisher-Yates
+          for (std::size_t j = 0; j < len; ++j) {
+            std::copy_n(&in.objects[from[j] * nc], nc, &objects[(lo + j) * nc]);
+            expected.membership[lo + j] = in.ref.membership[from[j]];
+          }
+        }
+      });
+}
+
 // Times the whole call (host inputs to host results, allocation and transfers included) with
-// the workbook's method; every call writes into poisoned outputs that are checked afterwards,
-// so a version cannot be fast by being wrong.
+// the workbook's method; every call gets shuffled objects (above) and writes into poisoned
+// outputs that are checked afterwards, so a version cannot be fast by being wrong or by
+// remembering.
 Measured measure(const std::string& exercise, kmeans::Version version, const Instance& in) {
   const Problem& p = in.problem;
   workbook::Stream stream;
   kmeans::Timeline timeline(stream);
+  std::vector<double> objects(in.objects.size());
   std::vector<int> membership(p.numObjs);
   std::vector<double> clusters(static_cast<std::size_t>(p.numClusters) * p.numCoords);
   const kmeans::Params params = params_of(in);
   int loops = 0;
+  std::uint64_t call = 0;
+  Reference expected;
   Measured m;
   m.timing = workbook::time_gpu(
-      stream, [&] { loops = version(in.objects.data(), params, membership.data(), clusters.data(), timeline); },
+      stream, [&] { loops = version(objects.data(), params, membership.data(), clusters.data(), timeline); },
       [&] {
+        workbook::PhaseScope phase(workbook::Phase::Inputs);
+        shuffled_call(in, workbook::derive_seed(grading::seed(), kGradingShuffleStream + call++), objects, expected);
         timeline.reset();
         std::memset(membership.data(), kMembershipPoisonByte, membership.size() * sizeof(int));
         std::memset(clusters.data(), kClustersPoisonByte, clusters.size() * sizeof(double));
       },
       [&] {
-        const auto v = kmeans_grading::check_result(in.objects, p, in.ref, membership.data(), clusters.data(), loops,
+        workbook::PhaseScope phase(workbook::Phase::Check);
+        const auto v = kmeans_grading::check_result(objects, p, expected, membership.data(), clusters.data(), loops,
                                                     exercise);
         if (!v.ok && m.wrong_calls++ == 0) m.first_wrong = v.detail;
         m.breakdown = timeline.total();
@@ -500,7 +543,6 @@ TEST_CASE("all_gpu_privatized: speedup over the sequential baseline and over all
 namespace {
 
 constexpr int kLeaderboardInputs = 3;
-constexpr std::size_t kShuffleWindow = 64;
 // instance()'s streams of the leaderboard's inputs, and the base of its calls' shuffles: above
 // every other case's stream (correctness: 100 * index + repeat; performance: from 1000000).
 constexpr std::uint64_t kLeaderboardStream = std::uint64_t{1} << 32;
@@ -520,33 +562,6 @@ const Instance& leaderboard_instance(const PerfConfig& c, int input) {
                   block, false);
 }
 
-// Call `call`'s input: in's objects, those after the first numClusters shuffled within windows
-// of kShuffleWindow; and the result expected of it: in's reference, each membership moved with
-// its object (the loop count and the centroids do not depend on the order).
-void shuffled_call(const Instance& in, int call, std::vector<double>& objects, Reference& expected) {
-  const Problem& p = in.problem;
-  const std::size_t nc = p.numCoords, first = p.numClusters, n = p.numObjs;
-  const std::size_t windows = (n - first + kShuffleWindow - 1) / kShuffleWindow;
-  const std::uint64_t call_seed = workbook::derive_seed(grading::seed(), kLeaderboardStream + 1000 + call);
-  objects.resize(in.objects.size());
-  expected = in.ref;
-  std::copy_n(in.objects.begin(), first * nc, objects.begin());
-  kmeans_grading::parallel_for(
-      windows, kmeans_grading::worker_count(n, nc), [&](std::size_t begin, std::size_t end, int) {
-        std::size_t from[kShuffleWindow];  // from[j]: the object of `in` that goes to place lo + j
-        for (std::size_t w = begin; w < end; ++w) {
-          const std::size_t lo = first + w * kShuffleWindow, len = std::min(kShuffleWindow, n - lo);
-          workbook::SplitMix64 rng(workbook::derive_seed(call_seed, w));
-          std::iota(from, from + len, lo);
-          for (std::size_t j = len - 1; j > 0; --j) std::swap(from[j], from[rng.next() % (j + 1)]);  // Fisher-Yates
-          for (std::size_t j = 0; j < len; ++j) {
-            std::copy_n(&in.objects[from[j] * nc], nc, &objects[(lo + j) * nc]);
-            expected.membership[lo + j] = in.ref.membership[from[j]];
-          }
-        }
-      });
-}
-
 void leaderboard_case(const std::string& exercise, kmeans::Version version) {
   const PerfConfig c = leaderboard_config();
   const Instance& input0 = leaderboard_instance(c, 0);
@@ -564,7 +579,8 @@ void leaderboard_case(const std::string& exercise, kmeans::Version version) {
   const auto result = workbook::time_contest(
       stream,
       [&](int i) {
-        shuffled_call(leaderboard_instance(c, i % kLeaderboardInputs), i, objects, expected);
+        shuffled_call(leaderboard_instance(c, i % kLeaderboardInputs),
+                      workbook::derive_seed(grading::seed(), kLeaderboardStream + 1000 + i), objects, expected);
         timeline.reset();
         loops = 0;
         std::memset(membership.data(), kMembershipPoisonByte, membership.size() * sizeof(int));

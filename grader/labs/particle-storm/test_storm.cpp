@@ -22,6 +22,7 @@
 #include "workbook/cuda_check.hpp"
 #include "workbook/device_buffer.hpp"
 #include "workbook/guarded_buffer.hpp"
+#include "workbook/phases.hpp"
 #include "workbook/random.hpp"
 #include "workbook/stats.hpp"
 #include "workbook/stream.hpp"
@@ -679,6 +680,7 @@ double call_program(Timed& p, int layer_size, const std::vector<Storm>& storms, 
   std::vector<Result> got;
   std::string wrong;
   (void)workbook::take_foreign_call();
+  std::optional<workbook::PhaseScope> phase(std::in_place, workbook::Phase::Call);
   const auto t0 = clock::now();
   try {
     got = p.program(layer_size, storms);
@@ -698,6 +700,7 @@ double call_program(Timed& p, int layer_size, const std::vector<Storm>& storms, 
   if (const auto foreign = workbook::take_foreign_call()) ms = foreign->device_ms;
   if (count) p.transfers = count->stop();
   ++p.calls;
+  phase.emplace(workbook::Phase::Check);
   if (wrong.empty()) wrong = wrong_results(expected, layers, got);
   if (!wrong.empty()) {
     if (p.wrong++ == 0) p.first_wrong = wrong;
@@ -706,10 +709,26 @@ double call_program(Timed& p, int layer_size, const std::vector<Storm>& storms, 
   return ms;
 }
 
-// Rounds: fresh storms and the reference's results (a fraction of a second of CPU work), then
-// each program in turn, in an order that rotates from round to round. Each program is called
-// twice in a row and the second call is timed: the first brings the GPU back to full clocks
-// after the idle time of the reference, and would otherwise favour whoever runs later. At least
+// One round's storms and the reference's results for them (a fraction of a second of CPU work).
+struct RoundInputs {
+  std::vector<Storm> storms;
+  std::vector<sg::RefLayer> layers;
+  std::vector<Result> expected;
+};
+
+RoundInputs round_inputs(const PerfWorkload& w, int round) {
+  workbook::PhaseScope phase(workbook::Phase::Reference);
+  RoundInputs in;
+  in.storms = sg::generate_storms(w.shape(), input_seed(6, round, 0));
+  in.expected = sg::ref_simulate(w.layer_size, in.storms, &in.layers);
+  return in;
+}
+
+// Rounds, each program in turn in an order that rotates from round to round. Each program is
+// called twice in a row: first on the previous round's storms (untimed: it brings the GPU back to
+// full clocks after the idle time of the reference, which would otherwise favour whoever runs
+// later), then on this round's fresh storms, which no earlier call has seen: that call is timed,
+// so results kept from an earlier call have nothing to hit. Both calls are checked. At least
 // min_runs timed rounds after `warmup` untimed ones, then more until every program's spread is
 // under target_cv or the budget is spent.
 void time_programs(std::vector<Timed>& programs) {
@@ -718,18 +737,18 @@ void time_programs(std::vector<Timed>& programs) {
   const PerfWorkload w = perf_workload();
   const int warmup = std::max(1, options.warmup);
   const auto started = clock::now();
+  RoundInputs previous = round_inputs(w, 0);
   for (int round = 0; round < warmup + options.max_runs; ++round) {
-    const auto storms = sg::generate_storms(w.shape(), input_seed(6, round, 0));
-    std::vector<sg::RefLayer> layers;
-    const auto expected = sg::ref_simulate(w.layer_size, storms, &layers);
+    RoundInputs fresh = round_inputs(w, round + 1);
     for (std::size_t i = 0; i < programs.size(); ++i) {
       Timed& p = programs[(i + round) % programs.size()];
       if (!p.active) continue;
-      call_program(p, w.layer_size, storms, expected, layers, round == 0);
+      call_program(p, w.layer_size, previous.storms, previous.expected, previous.layers, round == 0);
       if (!p.active) continue;
-      const double ms = call_program(p, w.layer_size, storms, expected, layers, false);
+      const double ms = call_program(p, w.layer_size, fresh.storms, fresh.expected, fresh.layers, false);
       if (p.active && round >= warmup) p.samples.push_back(ms);
     }
+    previous = std::move(fresh);
     const int timed = round + 1 - warmup;
     if (timed >= options.min_runs) {
       const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
