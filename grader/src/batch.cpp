@@ -1,4 +1,9 @@
 #include "batch.hpp"
+#include "batch/build_template.hpp"
+#include "batch/gpu_memory.hpp"
+#include "batch/gpu_pool.hpp"
+#include "batch/gpu_setup.hpp"
+#include "batch/time_ledger.hpp"
 #include "build_tree.hpp"
 #include "check.hpp"
 
@@ -18,7 +23,9 @@
 #include "course/lms.hpp"
 #include "course/lms_export.hpp"
 #include "course/rejudge.hpp"
+#include "calibrate/calibrate.hpp"
 #include "grader/sandbox.hpp"
+#include "grader/time_spent.hpp"
 #include "grader/submission.hpp"
 #include "grader/utf8.hpp"
 #include "grader/utf8_json.hpp"
@@ -38,6 +45,8 @@
 #include <fstream>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <memory>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -58,47 +67,39 @@ std::string format_duration(double s) {
   return fmt::format("{:.1f} h", s / 3600);
 }
 
-// The GPU's timetable: correctness runs share it (up to `max_shared` at once); a timed run has it
-// alone. Waiting timed runs go first, so timings are never starved by a queue of correctness runs.
-class GpuGate {
-public:
-  explicit GpuGate(int max_shared) : max_shared_(std::max(1, max_shared)) {}
-  void lock_shared() {
-    std::unique_lock<std::mutex> l(m_);
-    cv_.wait(l, [&] { return !exclusive_ && waiting_exclusive_ == 0 && shared_ < max_shared_; });
-    ++shared_;
-  }
-  void unlock_shared() {
-    std::lock_guard<std::mutex> l(m_);
-    --shared_;
-    cv_.notify_all();
-  }
-  void lock() {
-    std::unique_lock<std::mutex> l(m_);
-    ++waiting_exclusive_;
-    cv_.wait(l, [&] { return !exclusive_ && shared_ == 0; });
-    --waiting_exclusive_;
-    exclusive_ = true;
-  }
-  void unlock() {
-    std::lock_guard<std::mutex> l(m_);
-    exclusive_ = false;
-    cv_.notify_all();
-  }
-
-private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  int max_shared_;
-  int shared_ = 0;
-  int waiting_exclusive_ = 0;
-  bool exclusive_ = false;
-};
-
 struct Phase {
   ProcessResult process;
   bool ran = false;
+  int gpu = 0;                      // the pool's index of the GPU it ran on
+  bool shared_with_others = false;  // another phase ran on that GPU beside it
+  std::chrono::steady_clock::time_point from, to;
 };
+
+// One attempt of a phase (isolation.hpp may start a phase's program several times).
+struct PhaseAttempt {
+  bool shared = false;
+  int gpu = 0;
+  std::chrono::steady_clock::time_point from, to;
+  std::string log_tail;
+};
+
+// One submission as it is graded: its folders, its result so far and where its time went.
+struct Grading {
+  const Submission& s;
+  StudentResult r;
+  std::filesystem::path dir, src, build, run;
+  StageTimes times;
+  std::string model;   // the GPU model it is graded on (the pool's): its thresholds
+  std::string device;  // the GPU's name, for its report
+  std::set<int> gpus;  // the pool's GPUs its phases ran on
+  std::vector<PhaseAttempt> attempts;  // of the stage running now
+  bool output_cut = false;
+  bool ran_alone = false;       // its checks ran again alone after an out-of-memory beside others
+  std::string memory_holder;    // the submission that held the GPU memory then (batch.json only)
+};
+
+using clock = std::chrono::steady_clock;
+double seconds_since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
 RunStatus status_of(const Phase& phase, const fs::path& log) {
   const auto& p = phase.process;
@@ -131,15 +132,37 @@ class Batch {
 public:
   Batch(const Paths& paths, const BatchOptions& o, LabConfig config, std::optional<Roster> roster,
         std::optional<course::LatePolicy> late, std::map<std::string, std::int64_t> times)
-      : paths_(paths), o_(o), config_(std::move(config)), gate_(o.gpu_jobs), roster_(std::move(roster)),
+      : paths_(paths), o_(o), config_(std::move(config)), roster_(std::move(roster)),
         late_policy_(std::move(late)), times_(std::move(times)) {}
 
   int run();
 
 private:
   StudentResult grade(const Submission& s);
-  Phase run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
-                  const std::string& filter, bool exclusive, const fs::path& log);
+  // Its stages, each timed into g.times: false when the submission's grading ends there.
+  bool collect(Grading& g);
+  bool build(Grading& g);
+  void run_tests(Grading& g);
+  IsolatedRun run_checks(Grading& g, const fs::path& results);
+  std::function<RunStatus(const std::string&)> phase(Grading& g, const std::string& name, bool exclusive);
+  Phase run_phase(Grading& g, const fs::path& results, const std::string& filter, bool exclusive, const fs::path& log);
+  Phase run_on_gpu(Grading& g, ProcessOptions p, bool exclusive);
+  void finish(Grading& g, const std::string& status, const std::string& detail, RunStatus run_status) const;
+  std::vector<std::string> configure_args() const;
+  std::vector<std::string> configure_argv(const Grading& g) const;
+  ProcessResult run_build_step(const Grading& g, const std::vector<std::string>& argv, const fs::path& log,
+                               double timeout_s = 0) const;
+  ProcessResult build_from_template(const Grading& g, const std::string& target, const fs::path& log,
+                                    double timeout_s = 0);
+  // The batch's build template (batch/build_template.hpp), configured once; said when it cannot be.
+  void prepare_template();
+  void blame_memory_holder(Grading& g);
+  // A note for a student's feedback found after its grading (or during): added, files written again.
+  void add_note_later(const std::string& student, const std::string& note);
+  void account(const Grading& g);
+  // The GPUs this run grades on (--gpus), each model's thresholds, the memory watch. Throws the
+  // refusal of a node of two models where one has no thresholds of its own.
+  void prepare_gpus();
   void record(StudentResult r);
   // The course's late rule applied to a result (kept or new): its `late`, from today's deadline,
   // the student's extension and the submission's time; nothing without a [deadline].
@@ -152,6 +175,7 @@ private:
   // (the code they were given), in the layout JPlag and MOSS take (instructor guide, section 6).
   void write_similarity_layout() const;
   nlohmann::json run_info() const;
+  nlohmann::json gpus_json() const;  // the GPUs graded on, each with its model's thresholds
   // batch.json: the run's settings, and an unfinished regrade's students (for its resume).
   void write_meta() const;
   // Which students this run grades again: --regrade's, or what an interrupted run of the same
@@ -180,21 +204,14 @@ private:
     if (o_.thresholds_note.empty()) report.thresholds = kept.report.thresholds;
     return report;
   }
-  std::string overrides_env() const;  // the override files, absolute, ':'-separated
+  std::string overrides_env(const std::string& model = "") const;  // the override files, absolute, ':'-separated
   // --feedback-profile: Nsight Compute's view of the submission's correct-but-slow exercises
   // (Markdown for its feedback), in the sandbox, beside the reference's; "" when none is slow.
-  std::string profile_feedback(const LabReport& report, const fs::path& dir);
+  std::string profile_feedback(Grading& g, const LabReport& report);
   // The reference solution's profile of one exercise, measured once per run; null without one.
   const inspect::Profiled* reference_profile(const std::string& exercise);
-  // A run with the GPU to itself (the gate's exclusive side), as the timed phases have it.
-  ProcessResult run_alone(const ProcessOptions& p) {
-    gate_.lock();
-    struct Unlock {
-      GpuGate& gate;
-      ~Unlock() { gate.unlock(); }
-    } unlock{gate_};
-    return run_process(p);
-  }
+  // A run with a GPU of `model` to itself (the gate's exclusive side), as the timed phases have it.
+  ProcessResult run_alone(ProcessOptions p, const std::string& model);
   // The repository and the build: shown read-only inside the sandbox even where they live
   // under /tmp, which the sandbox replaces with an empty one.
   std::vector<fs::path> hidden_from_submission() const {
@@ -211,7 +228,16 @@ private:
   const Paths& paths_;
   const BatchOptions& o_;
   LabConfig config_;
-  GpuGate gate_;
+  std::unique_ptr<GpuPool> pool_;  // the GPUs: one gate each (batch/gpu_pool.hpp)
+  GpuSetup gpu_setup_;             // each model's thresholds (batch/gpu_setup.hpp)
+  std::unique_ptr<GpuMemoryWatch> watch_;
+  std::optional<BuildTemplate> template_;
+  std::string template_target_;    // "runner", or "grade-submission" for a lab without one
+  TimeLedger ledger_;
+  std::map<std::string, LabConfig> model_configs_;      // per GPU model: lab.toml under its thresholds
+  std::map<std::string, nlohmann::json> student_meta_;  // batch.json's "students" (results_mutex_)
+  std::set<std::string> graded_now_;                    // recorded by this run (results_mutex_)
+  std::map<std::string, std::vector<std::string>> later_notes_;  // for students not yet recorded
   Sandbox sandbox_;
   std::uint64_t seed_ = 0;
   std::string device_;
@@ -243,6 +269,9 @@ void Batch::write_meta() const {
   if (o_.task()) return;
   nlohmann::json meta = run_info();
   if (regrading_.is_object()) meta["regrading"] = regrading_;
+  // Where the time went: the class's totals over this run's submissions, and each student's.
+  meta["time"] = ledger_.to_json(std::chrono::duration<double>(clock::now() - started_).count());
+  meta["students"] = student_meta_;
   write_atomically(o_.out / "batch.json", dump_json(meta));
 }
 
@@ -353,139 +382,263 @@ nlohmann::json Batch::run_info() const {
           {"protection", sandbox_.describe()},
           {"thresholds", o_.thresholds_note},
           {"machine", machine_id()},
+          {"gpus", gpus_json()},
           {"updated_at", now_iso()}};
 }
 
+nlohmann::json Batch::gpus_json() const {
+  nlohmann::json gpus = nlohmann::json::array();
+  if (!pool_) return gpus;
+  for (const auto& g : pool_->gpus())
+    if (!g.visible.empty()) {
+      nlohmann::json entry = {{"ordinal", g.ordinal}, {"cuda_visible_devices", g.visible}, {"model", g.model}};
+      if (const auto n = gpu_setup_.notes.find(g.model); n != gpu_setup_.notes.end() && !n->second.empty())
+        entry["thresholds"] = n->second;
+      gpus.push_back(std::move(entry));
+    }
+  return gpus;
+}
+
+
+void Batch::finish(Grading& g, const std::string& status, const std::string& detail, RunStatus run_status) const {
+  g.r.report = report_of({}, run_status, seed_, device_);
+  g.r.status = status;
+  g.r.detail = detail;
+}
 
 StudentResult Batch::grade(const Submission& s) {
-  using clock = std::chrono::steady_clock;
+  Grading g{s};
+  g.r.student = s.student;
+  g.dir = work_ / s.student;
+  g.src = g.dir / "src";
+  g.build = g.dir / "build";
+  g.run = g.dir / "run";
   const auto t0 = clock::now();
-  StudentResult r;
-  r.student = s.student;
-  const fs::path dir = work_ / s.student;
-  const fs::path src = dir / "src", build = dir / "build", run = dir / "run";
-  const auto finish = [&](const std::string& status, const std::string& detail, RunStatus run_status) {
-    r.report = report_of( {}, run_status, seed_, device_);
-    r.status = status;
-    r.detail = detail;
-    r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
-    r.graded_at = now_iso();
-    return r;
-  };
+  if (collect(g) && build(g)) {
+    if (o_.build_only) {
+      const std::string why = "built (--build-only): not run yet; the same command without --build-only, on a "
+                              "machine with a GPU, grades it";
+      finish(g, "built", why, {RunState::NotGraded, why});
+    } else {
+      g.model = pool_->assign_model();
+      struct Done {
+        GpuPool& pool;
+        const std::string& model;
+        ~Done() { pool.finish_model(model); }
+      } done{*pool_, g.model};
+      run_tests(g);
+    }
+  }
+  g.times.total_s = seconds_since(t0);
+  g.r.seconds = g.times.total_s;
+  g.r.graded_at = now_iso();
+  account(g);
+  return g.r;
+}
 
-  // 1. The lab's editable files, and nothing else.
-  const Collected files = collect_files(s, config_.files(), src, {}, lab_allowed_includes(paths_.lab_dir(config_.name()), config_.files(), paths_.source_root / "common" / "include"));
-  r.notes = s.notes;  // how its entry was chosen or named (course/duplicates.hpp), then what was taken from it
-  r.notes.insert(r.notes.end(), files.notes.begin(), files.notes.end());
-  if (files.rejected) return finish("rejected", files.reason, {RunState::NotGraded, files.reason});
+// 1. The lab's editable files, and nothing else.
+bool Batch::collect(Grading& g) {
+  const auto t0 = clock::now();
+  struct Timed {
+    double& into;
+    clock::time_point t0;
+    ~Timed() { into += seconds_since(t0); }
+  } timed{g.times.collect_s, t0};
+  const Collected files = collect_files(g.s, config_.files(), g.src, {}, lab_allowed_includes(paths_.lab_dir(config_.name()), config_.files(), paths_.source_root / "common" / "include"));
+  g.r.notes = g.s.notes;  // how its entry was chosen or named (course/duplicates.hpp), then what was taken from it
+  g.r.notes.insert(g.r.notes.end(), files.notes.begin(), files.notes.end());
+  if (files.rejected) {
+    finish(g, "rejected", files.reason, {RunState::NotGraded, files.reason});
+    return false;
+  }
   if (!files.missing.empty()) {
     std::string list;
     for (const auto& m : files.missing) list += (list.empty() ? "" : ", ") + m;
     const std::string why = "missing file: " + list + " (a submission holds the lab's files under their starter names)";
-    return finish("missing file", why, {RunState::NotGraded, why});
+    finish(g, "missing file", why, {RunState::NotGraded, why});
+    return false;
   }
   // What the leaderboard refuses (a library loaded at run time, a thread ...), named in the
   // feedback; the points come from the tests, in a sandbox without the vendor libraries.
-  for (auto& note : forbidden_api_notes(src.string(), config_.files())) r.notes.push_back(std::move(note));
+  for (auto& note : forbidden_api_notes(g.src.string(), config_.files())) g.r.notes.push_back(std::move(note));
+  return true;
+}
 
-  // 2. Build them in their own folder against this build's tests.
-  fs::create_directories(build);
+// 2. Build them in their own folder against this build's tests: the batch's template's commands
+// (batch/build_template.hpp), or where there is none a configure of its own.
+bool Batch::build(Grading& g) {
+  const auto t0 = clock::now();
+  fs::create_directories(g.build);
+  ProcessResult built;
+  bool configured = true;
+  if (template_) {
+    built = build_from_template(g, "runner-or-program", g.dir / "compile.log");
+  } else {
+    const auto c0 = clock::now();
+    built = run_build_step(g, configure_argv(g), g.dir / "build.log");
+    g.times.configure_s = seconds_since(c0);
+    configured = built.ok();
+    if (configured) built = run_build_step(g, {paths_.cmake.string(), "--build", g.build.string(), "-j", "2"}, g.dir / "compile.log");
+  }
+  g.times.build_s = seconds_since(t0);
+  if (g_interrupted) throw std::runtime_error("interrupted");
+  if (built.ok()) return true;
+  if (configured) {
+    const std::string errors = compiler_errors(read_file(g.dir / "compile.log"), g.src);
+    finish(g, "build failed", errors, {RunState::BuildFailed, errors});
+  } else {
+    const std::string why = "configuring the build failed (" + built.describe() + "):\n" + tail_of_file(g.dir / "build.log", 2000);
+    finish(g, "grader error", why, {RunState::BuildFailed, why});
+  }
+  return false;
+}
+
+std::vector<std::string> Batch::configure_argv(const Grading& g) const {
+  std::vector<std::string> argv = {paths_.cmake.string(), "-S", (paths_.source_root / "grader" / "batch").string(),
+                                   "-B", g.build.string(), "-DSUBMISSION_DIR=" + g.src.string()};
+  for (auto& a : configure_args()) argv.push_back(std::move(a));
+  return argv;
+}
+
+std::vector<std::string> Batch::configure_args() const {
   std::string sources;
   for (const auto& f : config_.files()) sources += (sources.empty() ? "" : ";") + f;
-  ProcessOptions configure;
-  std::vector<std::string> configure_args = {
-      paths_.cmake.string(), "-S", (paths_.source_root / "grader" / "batch").string(), "-B", build.string(),
-      "-G", "Ninja", "-DWORKBOOK_BUILD_ROOT=" + paths_.build_root.string(), "-DLAB=" + config_.name(),
-      "-DSUBMISSION_DIR=" + src.string(), "-DSOURCES=" + sources};
-  // Device code for this machine's GPU only: it is where the submission runs, and one
+  std::vector<std::string> args = {"-G", "Ninja", "-DWORKBOOK_BUILD_ROOT=" + paths_.build_root.string(),
+                                   "-DLAB=" + config_.name(), "-DSOURCES=" + sources};
+  // Device code for this machine's GPUs only: it is where the submission runs, and one
   // architecture compiles several times faster than the build's portable list. Without a GPU
   // (nothing will run), the first architecture of the build's list.
-  if (!device_.empty()) configure_args.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
-  else if (!first_architecture_.empty()) configure_args.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
-  // The build runs in the sandbox too: the compiler reads only what any submission could see,
-  // never another student's work, and writes only the build folder.
-  const std::vector<fs::path> hidden = hidden_from_submission();
-  std::vector<fs::path> shown = {src};
+  if (!device_.empty()) args.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
+  else if (!first_architecture_.empty()) args.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
+  return args;
+}
+
+// A build step in the sandbox: the compiler reads only what any submission could see, never
+// another student's work, and writes only the build folder.
+ProcessResult Batch::run_build_step(const Grading& g, const std::vector<std::string>& argv, const fs::path& log,
+                                    double timeout_s) const {
+  std::vector<fs::path> shown = {g.src};
   for (const auto& d : shown_objects())
     if (fs::exists(d)) shown.push_back(d);
-  configure.argv = sandbox_.wrap(configure_args, {build}, hidden, shown, base_folders());
-  configure.output_file = dir / "build.log";
-  configure.timeout_s = o_.build_timeout_s;
-  configure.cancel = &g_interrupted;
-  configure.limits.output_bytes = 1 << 20;
-  auto built = run_process(configure);
-  if (built.ok()) {
-    ProcessOptions compile;
-    compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "-j", "2"}, {build}, hidden, shown,
-                                 base_folders());
-    compile.output_file = dir / "compile.log";
-    compile.timeout_s = o_.build_timeout_s;
-    compile.cancel = &g_interrupted;
-    compile.limits.output_bytes = 1 << 20;
-    built = run_process(compile);
-    if (g_interrupted) throw std::runtime_error("interrupted");
-    if (!built.ok()) {
-      const std::string errors = compiler_errors(read_file(dir / "compile.log"), src);
-      return finish("build failed", errors, {RunState::BuildFailed, errors});
-    }
-  } else if (!g_interrupted) {
-    const std::string why = "configuring the build failed (" + built.describe() + "):\n" +
-                            tail_of_file(dir / "build.log", 2000);
-    r.report = report_of( {}, {RunState::BuildFailed, why}, seed_, device_);
-    r.status = "grader error";
-    r.detail = why;
-    r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
-    r.graded_at = now_iso();
-    return r;
-  }
-  if (g_interrupted) throw std::runtime_error("interrupted");
-  if (o_.build_only) {
-    const std::string why = "built (--build-only): not run yet; the same command without --build-only, on a "
-                            "machine with a GPU, grades it";
-    return finish("built", why, {RunState::NotGraded, why});
-  }
+  ProcessOptions p;
+  p.argv = sandbox_.wrap(argv, {g.build}, hidden_from_submission(), shown, base_folders());
+  p.output_file = log;
+  p.timeout_s = timeout_s > 0 ? timeout_s : o_.build_timeout_s;
+  p.cancel = &g_interrupted;
+  p.limits.output_bytes = 1 << 20;
+  p.cwd = g.build;
+  return run_process(p);
+}
 
-  // 3. Run: correctness and static checks (GPU shared), then the timed cases (GPU alone).
-  fs::remove_all(run);
-  fs::create_directories(run);
-  const SubmissionProgram program = submission_program(paths_, config_.name(), build);
+// `target`: "runner-or-program" is what the batch project builds by default (the runner, or the
+// submission's own test program); else a target's name ("inspect").
+ProcessResult Batch::build_from_template(const Grading& g, const std::string& target, const fs::path& log,
+                                         double timeout_s) {
+  std::string why;
+  const std::string name = target != "runner-or-program" ? target : template_target_;
+  const auto recipe = template_->recipe(name, g.src, g.build, &why);
+  if (!recipe) {
+    ProcessResult failed;
+    failed.failed_to_start = true;
+    failed.start_error = why;
+    write_atomically(log, "grader batch could not build from its template: " + why + "\n");
+    return failed;
+  }
+  for (const auto& [from, to] : recipe->copies) {
+    fs::create_directories((g.build / to).parent_path());
+    fs::copy_file(from, g.build / to, fs::copy_options::overwrite_existing);
+  }
+  write_atomically(g.build / ("build-" + name + ".sh"), recipe->script);
+  return run_build_step(g, {"/bin/sh", (g.build / ("build-" + name + ".sh")).string()}, log, timeout_s);
+}
+
+// 3. Run: correctness and static checks (GPU shared), then the timed cases (GPU alone).
+void Batch::run_tests(Grading& g) {
+  fs::remove_all(g.run);
+  fs::create_directories(g.run);
   // The results go to a file outside the sandbox's view, handed to the test program as a
   // descriptor: nothing in the sandbox can find it by name (results.hpp).
-  const fs::path results = dir / "results.jsonl";
+  const fs::path results = g.dir / "results.jsonl";
   fs::remove(results);
-  // Each phase isolated (isolation.hpp): a test program that ends abnormally is started again
-  // for the exercises it had not reached, so one exercise's crash costs no other's points.
-  bool output_cut = false;
-  const auto phase = [&](const std::string& name, bool exclusive) {
-    return [&, name, exclusive, attempt = 0](const std::string& filter) mutable {
-      const fs::path log = run / (name + (attempt++ ? "-" + std::to_string(attempt) : "") + ".log");
-      const Phase p = run_phase(s, program, results, filter, exclusive, log);
-      output_cut = output_cut || p.process.output_truncated;
-      return status_of(p, log);
-    };
-  };
-  IsolatedRun checks = run_isolated("~[performance]", results, phase("checks", false));
+  IsolatedRun checks = run_checks(g, results);
   RunStatus status = checks.status;
   if (status.state == RunState::Completed) {
     // Only correct exercises are timed: the GPU is the batch's one serial resource.
     const auto exercises = exercises_to_time(config_, read_results(results));
-    if (!exercises.empty()) status = run_isolated(timed_filter(exercises), results, phase("timed", true)).status;
+    if (!exercises.empty()) status = run_isolated(timed_filter(exercises), results, phase(g, "timed", true)).status;
   }
   if (!checks.ended_in.empty())
-    r.notes.push_back("the test program ended abnormally in " + checks.ended_in.front() +
-                      "; the exercises after it ran again in a fresh process");
+    g.r.notes.push_back("the test program ended abnormally in " + checks.ended_in.front() +
+                        "; the exercises after it ran again in a fresh process");
   if (g_interrupted) throw std::runtime_error("interrupted");
-  if (output_cut)
-    r.notes.push_back("the program's output was cut at 4 MiB: its start and its end are in the log, the middle was "
-                      "dropped unread, and the program ran on (the grade comes from its results, not its output)");
-  r.report = report_of( read_results(results), status, seed_, device_, read_plans(results));
-  r.status = submission_status(r.report);
-  r.detail = status.detail;
-  if (profiling_ && !profile_refused_) r.profile = profile_feedback(r.report, dir);
+  if (g.output_cut)
+    g.r.notes.push_back("the program's output was cut at 4 MiB: its start and its end are in the log, the middle was "
+                        "dropped unread, and the program ran on (the grade comes from its results, not its output)");
+  const auto cases = read_results(results);
+  g.r.report = report_of(cases, status, seed_, g.device.empty() ? device_ : g.device, read_plans(results));
+  g.r.report.time = sum_case_times(cases, g.times.build_s, g.times.correctness_s + g.times.timed_s + g.times.rerun_s);
+  g.times.cases = *g.r.report.time;
+  if (const auto note = gpu_setup_.notes.find(g.model); note != gpu_setup_.notes.end() && gpu_setup_.notes.size() > 1)
+    g.r.report.thresholds = note->second;
+  if (const auto c = model_configs_.find(g.model); c != model_configs_.end())
+    g.r.thresholds = course::threshold_values(c->second);  // what judged it, for a resume's rejudging
+  g.r.status = submission_status(g.r.report);
+  g.r.detail = status.detail;
+  if (profiling_ && !profile_refused_) {
+    const auto p0 = clock::now();
+    g.r.profile = profile_feedback(g, g.r.report);
+    g.times.profile_s = seconds_since(p0);
+  }
   if (g_interrupted) throw std::runtime_error("interrupted");
-  r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
-  r.graded_at = now_iso();
-  return r;
+}
+
+// Each phase isolated (isolation.hpp): a test program that ends abnormally is started again
+// for the exercises it had not reached, so one exercise's crash costs no other's points.
+std::function<RunStatus(const std::string&)> Batch::phase(Grading& g, const std::string& name, bool exclusive) {
+  const fs::path results = g.dir / "results.jsonl";
+  return [this, &g, name, exclusive, results, attempt = 0](const std::string& filter) mutable {
+    const fs::path log = g.run / (name + (attempt++ ? "-" + std::to_string(attempt) : "") + ".log");
+    const Phase p = run_phase(g, results, filter, exclusive, log);
+    g.output_cut = g.output_cut || p.process.output_truncated;
+    RunStatus status = status_of(p, log);
+    g.attempts.push_back({p.shared_with_others, p.gpu, p.from, p.to, tail_of_file(log, 64 << 10)});
+    return status;
+  };
+}
+
+// The correctness and static phases, beside other submissions on the GPU; run again alone when
+// they ran out of GPU memory while others shared it (one student's memory costs no one else).
+IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
+  g.attempts.clear();
+  IsolatedRun checks = run_isolated("~[performance]", results, phase(g, "checks", false));
+  std::string ended_how = checks.status.detail;
+  for (const auto& a : g.attempts) ended_how += "\n" + a.log_tail;
+  const bool shared = std::any_of(g.attempts.begin(), g.attempts.end(), [](const PhaseAttempt& a) { return a.shared; });
+  if (g_interrupted || !shared || !phase_out_of_memory(read_results(results), ended_how)) return checks;
+  blame_memory_holder(g);
+  fs::remove(results);  // what the crowded run recorded is not the submission's result
+  g.r.notes.push_back("its tests ran out of GPU memory while other submissions shared the GPU: they ran again with "
+                      "the GPU to themselves, and this is that run's result");
+  g.ran_alone = true;
+  g.attempts.clear();
+  return run_isolated("~[performance]", results, phase(g, "checks-alone", true));
+}
+
+// The submission whose processes held the most memory beside an out-of-memory failure, told so
+// in its own feedback (and the victim's entry in batch.json names it for the instructor).
+void Batch::blame_memory_holder(Grading& g) {
+  if (!watch_ || !watch_->enabled()) return;
+  std::optional<GpuMemoryWatch::Holder> worst;
+  for (const auto& a : g.attempts)
+    if (const auto h = watch_->largest_beside(g.r.student, a.gpu, a.from, a.to); h && (!worst || h->peak_mib > worst->peak_mib))
+      worst = h;
+  if (!worst) return;
+  g.memory_holder = worst->student;
+  add_note_later(worst->student,
+                 fmt::format("while its tests ran, its processes held up to {:.1f} GiB of the GPU's memory, and a "
+                             "submission sharing that GPU ran out of memory (it was graded again alone, so it lost "
+                             "nothing): free what the code allocates, and allocate no more than the lab needs",
+                             worst->peak_mib / 1024.0));
 }
 
 namespace {
@@ -523,7 +676,7 @@ const inspect::Profiled* Batch::reference_profile(const std::string& exercise) {
     p.output_file = log;
     p.timeout_s = o_.feedback_profile_s;
     p.cancel = &g_interrupted;
-    return run_alone(p);
+    return run_alone(p, "");
   };
   std::vector<std::string> ids = inspect::profile_metric_ids(config_, exercise);
   inspect::Profiled profiled = inspect::profile_kernels(
@@ -532,7 +685,8 @@ const inspect::Profiled* Batch::reference_profile(const std::string& exercise) {
   return &reference_profiles_.emplace(exercise, std::move(profiled)).first->second;
 }
 
-std::string Batch::profile_feedback(const LabReport& report, const fs::path& dir) {
+std::string Batch::profile_feedback(Grading& g, const LabReport& report) {
+  const fs::path& dir = g.dir;
   std::vector<std::string> slow;
   for (const auto& e : report.exercises)
     if (correct_but_slow(e) && !inspect::profile_metric_ids(config_, e.name).empty()) slow.push_back(e.name);
@@ -548,20 +702,16 @@ std::string Batch::profile_feedback(const LabReport& report, const fs::path& dir
     if (fs::exists(d)) shown.push_back(d);
 
   // The submission's code with the tests in one process, built in the sandbox like its runner.
-  ProcessOptions compile;
-  compile.argv = sandbox_.wrap({paths_.cmake.string(), "--build", build.string(), "--target", "inspect", "-j", "2"},
-                               {build}, hidden, shown, base_folders());
-  compile.output_file = dir / "inspect-build.log";
-  compile.timeout_s = std::max(10.0, left());
-  compile.cancel = &g_interrupted;
-  compile.limits.output_bytes = 1 << 20;
-  if (const ProcessResult built = run_process(compile); !built.ok())
-    return fmt::format("Not profiled: the program to profile did not build ({}; {}).\n", built.describe(),
-                       (dir / "inspect-build.log").string());
+  const fs::path log = dir / "inspect-build.log";
+  const ProcessResult built = template_ ? build_from_template(g, "inspect", log, std::max(10.0, left()))
+                                        : run_build_step(g, {paths_.cmake.string(), "--build", build.string(), "--target",
+                                                             "inspect", "-j", "2"}, log, std::max(10.0, left()));
+  if (!built.ok())
+    return fmt::format("Not profiled: the program to profile did not build ({}; {}).\n", built.describe(), log.string());
   fs::create_directories(run);
   const fs::path timing = run / "profile-timing.toml";
   write_atomically(timing, inspect::kOneCallPerCase);
-  std::string overrides = overrides_env();
+  std::string overrides = overrides_env(g.model);
   overrides += (overrides.empty() ? "" : ":") + timing.string();
 
   std::string md;
@@ -593,7 +743,7 @@ std::string Batch::profile_feedback(const LabReport& report, const fs::path& dir
       sr.limits.output_bytes = 16 << 20;
       ProcessOptions p = sandboxed_process(sandbox_, sr);
       p.cancel = &g_interrupted;
-      return run_alone(p);
+      return run_alone(p, g.model);
     };
     std::vector<std::string> ids = inspect::profile_metric_ids(config_, exercise);
     const inspect::Profiled mine =
@@ -610,25 +760,24 @@ std::string Batch::profile_feedback(const LabReport& report, const fs::path& dir
   return md;
 }
 
-Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, const fs::path& results,
-                       const std::string& filter, bool exclusive, const fs::path& log) {
-  const fs::path dir = work_ / s.student;
-  const fs::path run = dir / "run";
+Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& filter, bool exclusive,
+                       const fs::path& log) {
   // Inside the sandbox, the submissions and the results are hidden; this submission's own
   // sources and program are shown read-only, its scratch folder read-write.
+  const SubmissionProgram program = submission_program(paths_, config_.name(), g.build);
   SandboxedRun sr;
   sr.argv = {program.program.string(), filter};
-  sr.run_dir = run;
-  sr.readable = {dir / "src", dir / "build"};
-  if (program.program.parent_path() != dir / "build") sr.readable.push_back(fs::absolute(program.program));  // the harness
+  sr.run_dir = g.run;
+  sr.readable = {g.src, g.build};
+  if (program.program.parent_path() != g.build) sr.readable.push_back(fs::absolute(program.program));  // the harness
   for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
   sr.hidden = hidden_from_submission();
   sr.base = base_folders();
   sr.env = {{"WORKBOOK_SEED", std::to_string(seed_)},
-           {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
-           {"WORKBOOK_SOURCE_DIR", (dir / "src").string()},
-           {"WORKBOOK_CACHE_DIR", cache_dir().string()},
-           {"WORKBOOK_OVERRIDES", overrides_env()}};
+            {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
+            {"WORKBOOK_SOURCE_DIR", g.src.string()},
+            {"WORKBOOK_CACHE_DIR", cache_dir().string()},
+            {"WORKBOOK_OVERRIDES", overrides_env(g.model)}};
   sr.log = log;
   sr.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
   sr.env["WORKBOOK_PHASE_TIMEOUT_S"] = std::to_string(sr.timeout_s);  // bounds the call timeout (test_main)
@@ -646,11 +795,9 @@ Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, co
   p.cancel = &g_interrupted;
   p.pass_fds[results_fd] = results_fd;
 
-  Phase phase;
-  if (exclusive) gate_.lock(); else gate_.lock_shared();
-  phase.process = run_process(p);
+  Phase phase = run_on_gpu(g, p, exclusive);
   ::close(results_fd);
-  if (exclusive) gate_.unlock(); else gate_.unlock_shared();
+  (exclusive ? (g.ran_alone ? g.times.rerun_s : g.times.timed_s) : g.times.correctness_s) += phase.process.seconds;
   // Under bubblewrap the program is bwrap's child, and bwrap exits with 128 + the signal that
   // killed it, as a shell does: report the signal.
   auto& r = phase.process;
@@ -660,6 +807,81 @@ Phase Batch::run_phase(const Submission& s, const SubmissionProgram& program, co
   }
   phase.ran = true;
   return phase;
+}
+
+// A process on one GPU of the submission's model (the pool's least busy that admits it), seen
+// by the process as its only GPU; the wait for it is the submission's "waiting for the GPU".
+Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
+  const GpuPool::Lease lease = pool_->acquire(g.model, exclusive);
+  struct Release {
+    GpuPool& pool;
+    const GpuPool::Lease& lease;
+    ~Release() { pool.release(lease); }
+  } release{*pool_, lease};
+  g.times.gpu_wait_s += lease.waited_s;
+  const GpuSlot& slot = pool_->gpus()[lease.gpu];
+  if (!slot.visible.empty()) p.set_env["CUDA_VISIBLE_DEVICES"] = slot.visible;
+  g.gpus.insert(lease.gpu);
+  if (!slot.visible.empty()) g.device = slot.model;
+  std::optional<int> root;
+  if (watch_ && !exclusive) {
+    p.on_start = [&](int pid) {
+      root = pid;
+      watch_->started(pid, g.r.student, lease.gpu);
+    };
+  }
+  Phase phase;
+  phase.gpu = lease.gpu;
+  phase.from = clock::now();
+  phase.process = run_process(p);
+  phase.to = clock::now();
+  if (root) watch_->ended(*root);
+  phase.shared_with_others = lease.shared_with_others();
+  return phase;
+}
+
+// A run with a GPU of `model` to itself (the gate's exclusive side), as the timed phases have it.
+ProcessResult Batch::run_alone(ProcessOptions p, const std::string& model) {
+  const GpuPool::Lease lease = pool_->acquire(model, true);
+  struct Release {
+    GpuPool& pool;
+    const GpuPool::Lease& lease;
+    ~Release() { pool.release(lease); }
+  } release{*pool_, lease};
+  if (const auto& v = pool_->gpus()[lease.gpu].visible; !v.empty()) p.set_env["CUDA_VISIBLE_DEVICES"] = v;
+  return run_process(p);
+}
+
+// What batch.json says of a submission graded in this run: its GPU(s) and where its time went.
+void Batch::account(const Grading& g) {
+  ledger_.add(g.times);
+  nlohmann::json entry = {{"time", to_json(g.times)}, {"status", g.r.status}};
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const int i : g.gpus) {
+    const GpuSlot& slot = pool_->gpus()[i];
+    if (!slot.visible.empty())
+      gpus.push_back({{"ordinal", slot.ordinal}, {"cuda_visible_devices", slot.visible}, {"model", slot.model}});
+  }
+  if (!gpus.empty()) entry["gpus"] = gpus;
+  if (!g.model.empty()) entry["model"] = g.model;
+  if (g.ran_alone) entry["checks_ran_again_alone"] = "out of GPU memory beside other submissions";
+  if (!g.memory_holder.empty()) entry["gpu_memory_held_by"] = g.memory_holder;
+  std::lock_guard<std::mutex> l(results_mutex_);
+  student_meta_[g.r.student] = std::move(entry);
+}
+
+void Batch::add_note_later(const std::string& student, const std::string& note) {
+  std::optional<StudentResult> again;
+  {
+    std::lock_guard<std::mutex> l(results_mutex_);
+    if (graded_now_.count(student) && results_.count(student)) {
+      again = results_[student];
+      again->notes.push_back(note);
+    } else {
+      later_notes_[student].push_back(note);
+    }
+  }
+  if (again) record_or_report(*again);  // its files written again, with the note
 }
 
 void Batch::write_student_files(const StudentResult& r) {
@@ -690,20 +912,39 @@ void Batch::judge_lateness(StudentResult& r) const {
 }
 
 void Batch::record(StudentResult r) {
+  {
+    std::lock_guard<std::mutex> lock(results_mutex_);
+    if (const auto it = later_notes_.find(r.student); it != later_notes_.end()) {
+      r.notes.insert(r.notes.end(), it->second.begin(), it->second.end());
+      later_notes_.erase(it);
+    }
+  }
   judge_lateness(r);
   if (r.thresholds.empty()) r.thresholds = course::threshold_values(config_);  // what judged it
   // The kept result first, then what is rendered from it, each atomic; the gradebook after, from
   // everything so far.
   write_atomically(students_dir_ / (r.student + ".json"), dump_json(to_json(r)));
   write_student_files(r);
-  std::lock_guard<std::mutex> lock(results_mutex_);
-  results_[r.student] = r;
-  if (regrading_.is_object() && regrading_["pending"].is_array()) {  // a regrade's progress, for its resume
-    auto& pending = regrading_["pending"];
-    pending.erase(std::remove(pending.begin(), pending.end(), nlohmann::json(r.student)), pending.end());
+  std::vector<std::string> later;  // notes that came while it was written (add_note_later)
+  {
+    std::lock_guard<std::mutex> lock(results_mutex_);
+    results_[r.student] = r;
+    graded_now_.insert(r.student);
+    if (const auto it = later_notes_.find(r.student); it != later_notes_.end()) {
+      later = std::move(it->second);
+      later_notes_.erase(it);
+    }
+    if (regrading_.is_object() && regrading_["pending"].is_array()) {  // a regrade's progress, for its resume
+      auto& pending = regrading_["pending"];
+      pending.erase(std::remove(pending.begin(), pending.end(), nlohmann::json(r.student)), pending.end());
+    }
     write_meta();
+    write_gradebook();
   }
-  write_gradebook();
+  if (!later.empty()) {
+    r.notes.insert(r.notes.end(), later.begin(), later.end());
+    record(std::move(r));
+  }
 }
 
 void Batch::write_gradebook() {
@@ -764,10 +1005,66 @@ void Batch::write_similarity_layout() const {
   }
 }
 
-std::string Batch::overrides_env() const {
+std::string Batch::overrides_env(const std::string& model) const {
   std::string list;
-  for (const auto& path : o_.overrides) list += (list.empty() ? "" : ":") + fs::absolute(path).string();
+  const auto of_model = gpu_setup_.overrides.find(model);
+  for (const auto& path : of_model != gpu_setup_.overrides.end() ? of_model->second : o_.overrides)
+    list += (list.empty() ? "" : ":") + fs::absolute(path).string();
   return list;
+}
+
+void Batch::prepare_gpus() {
+  std::vector<GpuSlot> chosen;
+  if (!device_.empty() && !o_.build_only && !o_.merge_only) chosen = choose_gpus(visible_gpu_slots(), o_.gpus);
+  if (!chosen.empty()) {
+    const auto thresholds = [&](int ordinal) {
+      try {
+        const auto a = calibrate::apply_profile(paths_, config_.name(), ordinal);
+        return ModelThresholds{a.override_file, a.note};
+      } catch (const std::exception& e) {
+        return ModelThresholds{std::nullopt, std::string("as shipped in lab.toml: ") + e.what()};
+      }
+    };
+    gpu_setup_ = plan_gpus(chosen, config_.name(), o_.overrides, thresholds(0).file, thresholds);
+    device_.clear();
+    for (const auto& m : gpu_models(chosen)) device_ += (device_.empty() ? "" : " + ") + m;
+    for (const auto& [model, files] : gpu_setup_.overrides)
+      model_configs_.emplace(model, load_lab(paths_, config_.name(), files));
+  }
+  // Without a GPU (--build-only, the CPU tests' --run-without-gpu) one slot stands for the GPU:
+  // its gate still orders the runs, and no CUDA_VISIBLE_DEVICES is set.
+  pool_ = std::make_unique<GpuPool>(chosen.empty() ? std::vector<GpuSlot>{GpuSlot{0, "", ""}} : chosen, o_.gpu_jobs);
+  std::string command = o_.gpu_apps_command;
+  if (command.empty() && !chosen.empty() && !find_in_path("nvidia-smi").empty())
+    command = "nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits";
+  if (command != "none" && !command.empty() && o_.gpu_jobs > 1) watch_ = std::make_unique<GpuMemoryWatch>(command);
+}
+
+void Batch::prepare_template() {
+  if (o_.configure_each) return;
+  const auto t0 = clock::now();
+  BuildTemplate::Options t;
+  t.cmake = paths_.cmake;
+  t.project = paths_.source_root / "grader" / "batch";
+  const std::string suffix = o_.task() ? "-" + o_.task_name : "";
+  t.dir = fs::absolute(o_.out) / ("build-template" + suffix);
+  t.log = fs::absolute(o_.out) / ("build-template" + suffix + ".log");
+  t.configure_args = configure_args();
+  for (const auto& f : config_.files()) t.files[f] = read_file(paths_.lab_dir(config_.name()) / f);
+  std::string why;
+  template_ = BuildTemplate::configure(t, &why);
+  for (const char* target : {"runner", "grade-submission"})
+    if (template_ && template_target_.empty() && template_->recipe(target, t.dir / "src", t.dir / "probe", nullptr))
+      template_target_ = target;
+  if (template_ && template_target_.empty()) {
+    template_.reset();
+    why = "the batch project has neither a runner nor a grade-submission target";
+  }
+  if (template_)
+    std::cerr << fmt::format("build: configured once for the batch in {:.1f} s ({}), each submission compiled and "
+                             "linked by its commands\n", seconds_since(t0), t.dir.string());
+  else
+    std::cerr << "build: a CMake configure per submission (" << why << ")\n";
 }
 
 int Batch::run() {
@@ -828,6 +1125,10 @@ int Batch::run() {
   sandbox_ = Sandbox::detect(o_.sandbox);
   std::string why_no_gpu;
   device_ = workbook::device_count(&why_no_gpu) > 0 ? workbook::query_device(0).name : "";
+  prepare_gpus();
+  if (!o_.merge_only) prepare_template();
+  if (const auto saved = previous.find("students"); saved != previous.end() && saved->is_object())
+    for (const auto& [id, entry] : saved->items()) student_meta_[id] = entry;  // the kept students'
   write_meta();
   std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", submissions.size(), config_.name(), seed_)
             << "GPU: "
@@ -836,7 +1137,13 @@ int Batch::run() {
                                   : device_)
             << '\n'
             << "protection: " << sandbox_.describe() << '\n';
-  if (!o_.thresholds_note.empty()) std::cerr << "thresholds: " << o_.thresholds_note << '\n';
+  if (pool_->gpus().size() > 1 || gpu_setup_.notes.size() > 1)
+    for (const auto& g : pool_->gpus()) {
+      const auto note = gpu_setup_.notes.find(g.model);
+      std::cerr << fmt::format("  GPU {} (CUDA_VISIBLE_DEVICES={}): {}{}\n", g.ordinal, g.visible, g.model,
+                               note != gpu_setup_.notes.end() && !note->second.empty() ? "; thresholds " + note->second : "");
+    }
+  if (!o_.thresholds_note.empty() && gpu_setup_.notes.size() <= 1) std::cerr << "thresholds: " << o_.thresholds_note << '\n';
   if (o_.feedback_profile && !o_.build_only && !device_.empty()) {
     ncu_ = inspect::find_ncu();
     if (ncu_.path.empty()) {
@@ -980,6 +1287,8 @@ int Batch::run() {
   const std::size_t kept = kept_count;
   std::cerr << fmt::format("\ngraded {} submission{} in {}{}: {}\n", total_, total_ == 1 ? "" : "s",
                            format_duration(elapsed), kept ? fmt::format(" (with the {} kept)", kept) : "", summary);
+  std::cerr << "time: " << ledger_.line(elapsed, workers) << '\n';
+  write_meta();
   if (!skipped_.empty()) {
     std::cerr << fmt::format("skipped {} entr{} of the submissions folder (not graded; in results.json):\n",
                              skipped_.size(), skipped_.size() == 1 ? "y" : "ies");

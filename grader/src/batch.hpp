@@ -65,7 +65,16 @@ struct BatchOptions {
   // "no GPU".
   bool run_without_gpu = false;
   int jobs = 0;                   // submissions prepared and built at once (0: the CPU count)
-  int gpu_jobs = 4;               // correctness runs on the GPU at once (timed runs: always one)
+  int gpu_jobs = 4;               // correctness runs on each GPU at once (timed runs: always one)
+  // --gpus: the GPUs to grade on, as the grader's CUDA ordinals ("0,2", "0-3"); "all": every
+  // visible one. Submissions spread over them (batch/gpu_pool.hpp), each on one GPU model.
+  std::string gpus = "all";
+  // --gpu-apps-command (hidden, for tests): what lists the GPU's processes ("pid, MiB" lines) to
+  // name a submission that held the memory another ran out of; "" nvidia-smi, "none" off.
+  std::string gpu_apps_command;
+  // --configure-each (hidden): a CMake configure per submission, as before the shared template
+  // (batch/build_template.hpp); for measuring, and a way around a template that fails.
+  bool configure_each = false;
   double build_timeout_s = 600;
   std::optional<double> run_timeout_s;  // per test phase; default: lab.toml's timeout_s
   std::size_t memory_bytes = 16ull << 30;

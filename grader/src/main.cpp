@@ -227,8 +227,14 @@ int main(int argc, char** argv) {
       ->group("");
   batch->add_option("-j,--jobs", batch_opts.jobs, "Submissions prepared and built at once (default: CPU count)")
       ->check(CLI::Range(1, 4096));
-  batch->add_option("--gpu-jobs", batch_opts.gpu_jobs, "Correctness runs on the GPU at once; timed runs are always alone")
+  batch->add_option("--gpu-jobs", batch_opts.gpu_jobs, "Correctness runs on each GPU at once; timed runs are always alone")
       ->capture_default_str()->check(CLI::Range(1, 256));
+  batch->add_option("--gpus", batch_opts.gpus, "The GPUs to grade on: all (default), or e.g. 0,2 or 0-3 ('grader devices')");
+  batch->add_option("--gpu-apps-command", batch_opts.gpu_apps_command,
+                    "(testing) the command listing GPU processes as pid,MiB lines (default: nvidia-smi); none: off")
+      ->group("");
+  batch->add_flag("--configure-each", batch_opts.configure_each,
+                  "(testing) configure CMake for each submission instead of once for the batch")->group("");
   batch->add_option("--timeout", run_timeout, "Seconds per test phase (default: lab.toml timeout_s)")
       ->check(positive());
   batch->add_option("--build-timeout", batch_opts.build_timeout_s, "Seconds per build")->capture_default_str()

@@ -438,6 +438,7 @@ ProcessResult run_process(const ProcessOptions& options) {
     result.start_error = options.argv[0] + ": " + std::strerror(exec_errno);
   }
   ::close(status_pipe[0]);
+  if (!result.failed_to_start && options.on_start) options.on_start(pid);
 
   std::unique_ptr<OutputDrain> drain;
   if (out_pipe[0] >= 0) drain = std::make_unique<OutputDrain>(out_pipe[0], out_fd, limits.output_bytes);

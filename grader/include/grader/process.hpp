@@ -39,6 +39,8 @@ struct ProcessOptions {
   std::map<int, int> pass_fds;
   // Called about every 100 ms while the child runs (e.g. to show progress); not on a timer thread.
   std::function<void()> on_poll;
+  // Called once the child runs (its exec succeeded), with its pid: the root of its tree.
+  std::function<void(int pid)> on_start;
   // When it becomes true the child's whole tree is killed (the grader was interrupted).
   const std::atomic<bool>* cancel = nullptr;
 };

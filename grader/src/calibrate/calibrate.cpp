@@ -249,14 +249,14 @@ int cmd_calibrate(const Paths& paths, const CalibrateOptions& o) {
   return status;
 }
 
-Applied apply_profile(const Paths& paths, const std::string& lab) {
+Applied apply_profile(const Paths& paths, const std::string& lab, int device) {
   Applied a;
   if (workbook::device_count() == 0) return a;  // the run will say: no GPU
   const LabConfig config = shipped_config(paths, lab);
   if (rules(config).empty()) return a;
   const std::string home = home_profile(config);
   a.derivable = !home.empty() && load_profile(shipped_profiles_dir(paths.source_root) / home).has_value();
-  const Machine machine = this_machine();
+  const Machine machine = this_machine(device);
   const auto profile = find_profile(machine, paths.source_root);
   if (!profile) {
     a.note = fmt::format("as shipped in lab.toml (set on {}); no profile of this machine yet (grader calibrate)", home);

@@ -36,6 +36,8 @@ struct Applied {
   bool measured = false;  // this machine has a profile that measured this lab
   bool derivable = false; // the lab's home profile is in the workbook: a measurement here would count
 };
-Applied apply_profile(const Paths& paths, const std::string& lab);
+// `device`: the GPU whose model's profile applies (grader batch grades a node of two models
+// each with its own).
+Applied apply_profile(const Paths& paths, const std::string& lab, int device = 0);
 
 }  // namespace grader::calibrate

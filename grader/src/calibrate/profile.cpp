@@ -58,8 +58,8 @@ std::string Machine::describe() const {
   return fmt::format("{} ({} SMs, sm_{}), CUDA {}, {}", gpu, sms, compute_capability, cuda, cpu);
 }
 
-Machine this_machine() {
-  const workbook::DeviceInfo d = workbook::query_device(0);
+Machine this_machine(int device) {
+  const workbook::DeviceInfo d = workbook::query_device(device);
   Machine m;
   m.gpu = d.name;
   m.sms = d.multiprocessors;

@@ -33,7 +33,8 @@ struct Machine {
   std::string describe() const;  // one line for reports
 };
 
-Machine this_machine();  // device 0 and this CPU; throws workbook::CudaError without a GPU
+// GPU `device` (a CUDA ordinal) and this CPU; throws workbook::CudaError without a GPU.
+Machine this_machine(int device = 0);
 
 struct Profile {
   std::string name;  // its folder's name

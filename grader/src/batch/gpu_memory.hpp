@@ -1,0 +1,88 @@
+// One student's GPU memory costs no one else (issue 32): a correctness phase that failed with
+// out-of-memory while other submissions shared its GPU is run again alone (batch.cpp), and the
+// submission that held the memory is named in its own feedback. This file holds the parts that
+// need no GPU: recognising an out-of-memory failure, reading `nvidia-smi --query-compute-apps`,
+// and a watch that samples each running phase's GPU memory (its process tree's) to name the
+// holder. The command that lists the GPU's processes can be a stand-in (tests/batch/).
+#pragma once
+
+#include "grader/results.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace grader {
+
+// "out of memory", cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY, std::bad_alloc of a
+// device allocator's message ... in any case of the text.
+bool mentions_out_of_memory(const std::string& text);
+
+// Whether a phase failed for want of GPU memory: a case it recorded, or how it ended (the
+// status's detail, the end of its log), says so.
+bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::string& ended_how);
+
+// One row of `nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits`
+// (extra columns between them, such as gpu_uuid, are allowed; the first is the pid, the last the
+// MiB). Rows that do not parse ("[N/A]", a header) are skipped.
+struct GpuApp {
+  int pid = 0;
+  double used_mib = 0;
+};
+std::vector<GpuApp> parse_compute_apps(const std::string& csv);
+
+// The pid's ancestors (parent first) by /proc/<pid>/stat, up to `max_depth`.
+std::vector<int> ancestors(int pid, int max_depth = 64);
+
+class GpuMemoryWatch {
+public:
+  // `command`: a shell command printing the compute apps as above; "" disables the watch.
+  explicit GpuMemoryWatch(std::string command, double period_s = 0.5);
+  ~GpuMemoryWatch();
+  GpuMemoryWatch(const GpuMemoryWatch&) = delete;
+  GpuMemoryWatch& operator=(const GpuMemoryWatch&) = delete;
+
+  bool enabled() const { return !command_.empty(); }
+  // A phase's root process (the sandbox or the test program) started on GPU `gpu` (pool index).
+  void started(int root_pid, const std::string& student, int gpu);
+  void ended(int root_pid);
+  // The submission (not `victim`) whose processes held the most memory on `gpu` between `from`
+  // and `to`, with its peak in MiB; nullopt when the watch saw none. `min_mib`: less is no hog.
+  struct Holder {
+    std::string student;
+    double peak_mib = 0;
+  };
+  std::optional<Holder> largest_beside(const std::string& victim, int gpu, std::chrono::steady_clock::time_point from,
+                                       std::chrono::steady_clock::time_point to, double min_mib = 1024) const;
+  // One sample now (the thread calls it; tests call it directly).
+  void sample();
+
+private:
+  struct Running {
+    std::string student;
+    int gpu = 0;
+  };
+  struct Sample {
+    std::chrono::steady_clock::time_point at;
+    std::string student;
+    int gpu = 0;
+    double mib = 0;
+  };
+  void loop();
+  std::string command_;
+  double period_s_;
+  mutable std::mutex m_;
+  std::condition_variable cv_;
+  std::map<int, Running> running_;  // root pid -> phase
+  std::vector<Sample> samples_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace grader

@@ -1,0 +1,189 @@
+#include "batch/gpu_pool.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <stdexcept>
+
+namespace grader {
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, sep);) {
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    parts.push_back(part);
+  }
+  return parts;
+}
+
+int ordinal_of(const std::string& word, const std::string& spec) {
+  std::size_t used = 0;
+  int n = -1;
+  try {
+    n = std::stoi(word, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (word.empty() || used != word.size() || n < 0)
+    throw std::invalid_argument("--gpus " + spec + ": '" + word + "' is not a GPU number (say \"all\", or e.g. 0,2 or 0-3)");
+  return n;
+}
+
+}  // namespace
+
+std::vector<GpuSlot> choose_gpus(const std::vector<GpuSlot>& visible, const std::string& spec) {
+  if (spec.empty() || spec == "all") return visible;
+  std::vector<int> wanted;
+  for (const auto& term : split(spec, ',')) {
+    const auto dash = term.find('-');
+    const int first = ordinal_of(term.substr(0, dash), spec);
+    const int last = dash == std::string::npos ? first : ordinal_of(term.substr(dash + 1), spec);
+    for (int n = first; n <= last; ++n) wanted.push_back(n);
+  }
+  std::vector<GpuSlot> chosen;
+  for (const int n : wanted) {
+    const auto it = std::find_if(visible.begin(), visible.end(), [&](const GpuSlot& g) { return g.ordinal == n; });
+    if (it == visible.end())
+      throw std::invalid_argument("--gpus " + spec + ": there is no GPU " + std::to_string(n) + " here (" +
+                                  std::to_string(visible.size()) + " visible: `grader devices` lists them)");
+    if (std::none_of(chosen.begin(), chosen.end(), [&](const GpuSlot& g) { return g.ordinal == n; })) chosen.push_back(*it);
+  }
+  return chosen;
+}
+
+std::string child_visible_devices(const char* parent, int ordinal) {
+  if (parent && *parent) {
+    const auto entries = split(parent, ',');
+    if (ordinal >= 0 && static_cast<std::size_t>(ordinal) < entries.size()) return entries[ordinal];
+  }
+  return std::to_string(ordinal);
+}
+
+std::vector<std::string> gpu_models(const std::vector<GpuSlot>& gpus) {
+  std::vector<std::string> models;
+  for (const auto& g : gpus)
+    if (std::find(models.begin(), models.end(), g.model) == models.end()) models.push_back(g.model);
+  return models;
+}
+
+GpuPool::GpuPool(std::vector<GpuSlot> gpus, int max_shared)
+    : gpus_(std::move(gpus)), max_shared_(std::max(1, max_shared)), states_(gpus_.size()), holders_(gpus_.size()) {
+  models_ = gpu_models(gpus_);
+  assigned_.assign(models_.size(), 0);
+}
+
+bool GpuPool::Lease::shared_with_others() const {
+  if (!pool || id < 0) return false;
+  std::lock_guard<std::mutex> l(pool->m_);
+  return pool->overlapped_[id];
+}
+
+bool GpuPool::admits_shared(int g, const std::string& model) const {
+  const State& s = states_[g];
+  return of_model(g, model) && !s.exclusive && s.reserved == 0 && s.shared < max_shared_;
+}
+
+int GpuPool::pick_shared(const std::string& model) const {
+  int best = -1;
+  for (int g = 0; g < static_cast<int>(gpus_.size()); ++g)
+    if (admits_shared(g, model) && (best < 0 || states_[g].shared < states_[best].shared)) best = g;
+  return best;
+}
+
+int GpuPool::pick_reservation(const std::string& model) const {
+  // The GPU that frees soonest: no timing on it or waiting for it, then the fewest phases on it.
+  int best = -1;
+  const auto load = [&](int g) {
+    return (states_[g].exclusive ? 1000 : 0) + states_[g].reserved * 1000 + states_[g].shared;
+  };
+  for (int g = 0; g < static_cast<int>(gpus_.size()); ++g)
+    if (of_model(g, model) && (best < 0 || load(g) < load(best))) best = g;
+  return best;
+}
+
+void GpuPool::mark_overlaps(int g, int lease_id) {
+  if (!holders_[g].empty()) overlapped_[lease_id] = true;
+  for (const int other : holders_[g]) overlapped_[other] = true;
+  holders_[g].push_back(lease_id);
+}
+
+GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> l(m_);
+  if (pick_reservation(model) < 0) throw std::logic_error("no GPU of model " + model + " in the pool");
+  Lease lease;
+  lease.exclusive = exclusive;
+  lease.pool = this;
+  lease.id = next_id_++;
+  overlapped_.push_back(false);
+  if (!exclusive) {
+    cv_.wait(l, [&] { return (lease.gpu = pick_shared(model)) >= 0; });
+    ++states_[lease.gpu].shared;
+  } else {
+    int g = pick_reservation(model);
+    ++states_[g].reserved;
+    cv_.wait(l, [&] {
+      if (idle(g)) return true;
+      // Another GPU of the model came free with no one waiting for it: move there.
+      for (int other = 0; other < static_cast<int>(gpus_.size()); ++other)
+        if (other != g && of_model(other, model) && idle(other) && states_[other].reserved == 0) {
+          --states_[g].reserved;
+          ++states_[other].reserved;
+          g = other;
+          return true;
+        }
+      return false;
+    });
+    --states_[g].reserved;
+    states_[g].exclusive = true;
+    lease.gpu = g;
+  }
+  mark_overlaps(lease.gpu, lease.id);
+  lease.waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return lease;
+}
+
+void GpuPool::release(const Lease& lease) {
+  std::lock_guard<std::mutex> l(m_);
+  State& s = states_[lease.gpu];
+  if (lease.exclusive) s.exclusive = false;
+  else --s.shared;
+  auto& h = holders_[lease.gpu];
+  h.erase(std::remove(h.begin(), h.end(), lease.id), h.end());
+  cv_.notify_all();
+}
+
+std::string GpuPool::assign_model() {
+  std::lock_guard<std::mutex> l(m_);
+  if (models_.empty()) return "";
+  std::size_t best = 0;
+  double best_load = 0;
+  for (std::size_t m = 0; m < models_.size(); ++m) {
+    int gpus = 0, work = assigned_[m];
+    for (std::size_t g = 0; g < gpus_.size(); ++g)
+      if (gpus_[g].model == models_[m]) ++gpus;
+    const double load = static_cast<double>(work) / gpus;
+    if (m == 0 || load < best_load) best = m, best_load = load;
+  }
+  ++assigned_[best];
+  return models_[best];
+}
+
+void GpuPool::finish_model(const std::string& model) {
+  std::lock_guard<std::mutex> l(m_);
+  for (std::size_t m = 0; m < models_.size(); ++m)
+    if (models_[m] == model && assigned_[m] > 0) --assigned_[m];
+}
+
+std::vector<int> GpuPool::busy() const {
+  std::lock_guard<std::mutex> l(m_);
+  std::vector<int> out;
+  for (const auto& s : states_) out.push_back(s.exclusive ? 1 : s.shared);
+  return out;
+}
+
+}  // namespace grader

@@ -1,0 +1,91 @@
+// The node's GPUs as `grader batch` shares them (instructor guide, "Every GPU of the node"): one
+// gate per GPU, whose shared side admits up to `max_shared` correctness phases at once and whose
+// exclusive side is a timed phase (or a phase run again alone) with the GPU to itself. A phase
+// asks the pool for a GPU of one model; the pool gives the least busy one that admits it, so a
+// class spreads over every GPU and a submission's thresholds (keyed by model) never change
+// between its phases. Pure logic: no CUDA here, so the unit tests drive it with fake GPU lists.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct GpuSlot {
+  int ordinal = 0;      // the CUDA ordinal in the grader's own view
+  std::string visible;  // what a child's CUDA_VISIBLE_DEVICES names it by (its sole GPU)
+  std::string model;    // "NVIDIA H100 80GB HBM3 (132 SMs)": what the machine profiles key on
+};
+
+// The GPUs `--gpus` names ("all", or ordinals as the grader sees them: "0,2", "1-3"), in order.
+// Throws std::invalid_argument naming what is wrong (an ordinal that is not there ...).
+std::vector<GpuSlot> choose_gpus(const std::vector<GpuSlot>& visible, const std::string& spec);
+
+// What a child's CUDA_VISIBLE_DEVICES is for the grader's ordinal `ordinal`, given the grader's
+// own CUDA_VISIBLE_DEVICES (`parent`, null when unset): the parent's entry at that position
+// (an index, a UUID, a MIG name), else the ordinal itself.
+std::string child_visible_devices(const char* parent, int ordinal);
+
+// The models among `gpus`, in order of first appearance.
+std::vector<std::string> gpu_models(const std::vector<GpuSlot>& gpus);
+
+class GpuPool {
+public:
+  GpuPool(std::vector<GpuSlot> gpus, int max_shared);
+
+  // A phase's hold on one GPU. `shared_with_others`: another phase ran on the same GPU at some
+  // moment while this one held it (what makes an out-of-memory failure someone else's doing).
+  struct Lease {
+    int gpu = -1;  // index into gpus()
+    bool exclusive = false;
+    double waited_s = 0;  // blocked in acquire()
+    bool shared_with_others() const;
+    int id = -1;
+    const GpuPool* pool = nullptr;
+  };
+
+  // Blocks until a GPU of `model` ("" any) admits the phase. Waiting exclusive phases go first on
+  // the GPU each has reserved, so a queue of correctness phases never starves a timing.
+  Lease acquire(const std::string& model, bool exclusive);
+  void release(const Lease& lease);
+
+  // The model a new submission is graded on: of the models, the one with the least work per GPU
+  // (phases held or waiting, plus submissions assigned and not yet finished). Counted until
+  // finish_model(). "" when the pool is empty.
+  std::string assign_model();
+  void finish_model(const std::string& model);
+
+  const std::vector<GpuSlot>& gpus() const { return gpus_; }
+  bool empty() const { return gpus_.empty(); }
+
+  // For tests and the progress line: phases running on each GPU now (exclusive counts as one).
+  std::vector<int> busy() const;
+
+private:
+  struct State {
+    int shared = 0;
+    bool exclusive = false;
+    int reserved = 0;  // exclusive phases waiting for this GPU
+  };
+  bool admits_shared(int g, const std::string& model) const;
+  bool idle(int g) const { return !states_[g].exclusive && states_[g].shared == 0; }
+  int pick_shared(const std::string& model) const;       // -1: none admits
+  int pick_reservation(const std::string& model) const;  // the GPU an exclusive phase waits for
+  bool of_model(int g, const std::string& model) const { return model.empty() || gpus_[g].model == model; }
+  void mark_overlaps(int g, int lease_id);
+
+  std::vector<GpuSlot> gpus_;
+  int max_shared_;
+  mutable std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<State> states_;
+  std::vector<std::vector<int>> holders_;  // per GPU: the ids of the leases holding it
+  std::vector<bool> overlapped_;           // per lease id
+  std::vector<int> assigned_;              // per model index of gpu_models(): submissions assigned
+  std::vector<std::string> models_;
+  int next_id_ = 0;
+};
+
+}  // namespace grader

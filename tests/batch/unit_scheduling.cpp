@@ -1,0 +1,266 @@
+// `grader batch`'s scheduling and time accounting, on the CPU with fake GPU lists and stand-ins:
+// the GPU pool (batch/gpu_pool.hpp), the models' thresholds (gpu_setup.hpp), the out-of-memory
+// rule and the memory watch (gpu_memory.hpp), the build template's commands
+// (build_template.hpp) and the time ledger (time_ledger.hpp).
+#include "grader/catch.hpp"
+
+#include "batch/build_template.hpp"
+#include "batch/gpu_memory.hpp"
+#include "batch/gpu_pool.hpp"
+#include "batch/gpu_setup.hpp"
+#include "batch/time_ledger.hpp"
+#include "grader/process.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <unistd.h>
+
+using namespace grader;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kH100 = "NVIDIA H100 80GB HBM3 (132 SMs)", kH200 = "NVIDIA H200 (132 SMs)";
+
+std::vector<GpuSlot> fake_gpus(const std::vector<std::string>& models) {
+  std::vector<GpuSlot> gpus;
+  for (std::size_t i = 0; i < models.size(); ++i)
+    gpus.push_back({static_cast<int>(i), std::to_string(i), models[i]});
+  return gpus;
+}
+
+// The message of what `f` throws ("" when it throws nothing).
+template <typename F>
+std::string thrown(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("--gpus chooses GPUs by ordinal, ranges too, and names what is not there", "[batch][gpus]") {
+  const auto all = fake_gpus({kH100, kH100, kH100, kH100});
+  CHECK(choose_gpus(all, "all").size() == 4);
+  const auto some = choose_gpus(all, "0,2-3");
+  REQUIRE(some.size() == 3);
+  CHECK(some[0].ordinal == 0);
+  CHECK(some[2].ordinal == 3);
+  CHECK(thrown([&] { choose_gpus(all, "5"); }).find("there is no GPU 5") != std::string::npos);
+  CHECK(thrown([&] { choose_gpus(all, "x"); }).find("not a GPU number") != std::string::npos);
+}
+
+TEST_CASE("a child's CUDA_VISIBLE_DEVICES follows the grader's own", "[batch][gpus]") {
+  CHECK(child_visible_devices(nullptr, 2) == "2");
+  CHECK(child_visible_devices("", 1) == "1");
+  CHECK(child_visible_devices("4,5,6", 1) == "5");
+  CHECK(child_visible_devices("GPU-aaaa, GPU-bbbb", 1) == "GPU-bbbb");
+}
+
+TEST_CASE("shared phases spread over the GPUs, the least busy first", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100, kH100, kH100, kH100}), 2);
+  std::vector<GpuPool::Lease> held;
+  for (int i = 0; i < 8; ++i) held.push_back(pool.acquire(kH100, false));
+  CHECK(pool.busy() == std::vector<int>{2, 2, 2, 2});
+  for (const auto& l : held) pool.release(l);
+  CHECK(pool.busy() == std::vector<int>{0, 0, 0, 0});
+}
+
+TEST_CASE("a timed phase has its GPU alone while correctness runs on the others", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100, kH100}), 4);
+  const auto timed = pool.acquire(kH100, true);
+  const auto a = pool.acquire(kH100, false);
+  const auto b = pool.acquire(kH100, false);
+  CHECK(a.gpu != timed.gpu);
+  CHECK(b.gpu != timed.gpu);
+  CHECK_FALSE(timed.shared_with_others());
+  CHECK(a.shared_with_others());  // a and b shared a GPU
+  // A second timed phase waits for a GPU to itself: it gets the first one freed.
+  std::atomic<int> got{-1};
+  std::thread waiter([&] {
+    const auto l = pool.acquire(kH100, true);
+    got = l.gpu;
+    pool.release(l);
+  });
+  std::this_thread::sleep_for(50ms);
+  CHECK(got == -1);
+  pool.release(timed);
+  waiter.join();
+  CHECK(got == timed.gpu);
+  pool.release(a);
+  pool.release(b);
+}
+
+TEST_CASE("a waiting timed phase goes before new correctness phases on its GPU", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 4);
+  const auto running = pool.acquire(kH100, false);
+  std::atomic<bool> timed_done{false}, shared_started{false};
+  std::thread timed([&] {
+    const auto l = pool.acquire(kH100, true);
+    CHECK_FALSE(shared_started);
+    std::this_thread::sleep_for(20ms);
+    timed_done = true;
+    pool.release(l);
+  });
+  std::this_thread::sleep_for(30ms);
+  std::thread shared([&] {
+    const auto l = pool.acquire(kH100, false);
+    shared_started = true;
+    CHECK(timed_done);
+    pool.release(l);
+  });
+  std::this_thread::sleep_for(30ms);
+  pool.release(running);
+  timed.join();
+  shared.join();
+}
+
+TEST_CASE("a node of two models grades each submission on one model, its phases on that model's GPUs",
+          "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100, kH200, kH100}), 4);
+  std::map<std::string, int> per_model;
+  std::vector<std::string> models;
+  for (int i = 0; i < 6; ++i) models.push_back(pool.assign_model());
+  for (const auto& m : models) ++per_model[m];
+  CHECK(per_model[kH100] == 4);  // two GPUs of it: twice the share
+  CHECK(per_model[kH200] == 2);
+  for (int i = 0; i < 5; ++i) {
+    const auto l = pool.acquire(kH200, false);
+    CHECK(pool.gpus()[l.gpu].model == kH200);
+    pool.release(l);
+    const auto t = pool.acquire(kH100, true);
+    CHECK(pool.gpus()[t.gpu].model == kH100);
+    pool.release(t);
+  }
+  for (const auto& m : models) pool.finish_model(m);
+}
+
+TEST_CASE("each model gets its own thresholds; a model without any is refused, saying what to do", "[batch][gpus]") {
+  const std::filesystem::path h100_file = "/profiles/h100/matmul-tiled.toml", h200_file = "/profiles/h200/matmul-tiled.toml";
+  const std::vector<std::filesystem::path> base = {h100_file, "course.toml"};
+  const auto both = [&](int ordinal) {
+    return ordinal == 1 ? ModelThresholds{h200_file, "derived for h200"} : ModelThresholds{h100_file, "derived for h100"};
+  };
+  const auto gpus = fake_gpus({kH100, kH200});
+  const GpuSetup setup = plan_gpus(gpus, "matmul-tiled", base, h100_file, both);
+  CHECK(setup.overrides.at(kH100) == std::vector<std::filesystem::path>{h100_file, "course.toml"});
+  CHECK(setup.overrides.at(kH200) == std::vector<std::filesystem::path>{h200_file, "course.toml"});
+
+  const auto h200_unmeasured = [&](int ordinal) {
+    return ordinal == 1 ? ModelThresholds{std::nullopt, "as shipped in lab.toml (set on h100)"} : both(ordinal);
+  };
+  const std::string refusal = thrown([&] { plan_gpus(gpus, "matmul-tiled", base, h100_file, h200_unmeasured); });
+  CHECK(refusal.find("--gpus 0") != std::string::npos);
+  CHECK(refusal.find("CUDA_VISIBLE_DEVICES=1 grader calibrate matmul-tiled") != std::string::npos);
+  // One model alone is never refused, and --gpus of the other model alone swaps the profile in.
+  const GpuSetup h200_only = plan_gpus({gpus[1]}, "matmul-tiled", base, h100_file, both);
+  CHECK(h200_only.overrides.at(kH200) == std::vector<std::filesystem::path>{h200_file, "course.toml"});
+  // A lab whose thresholds do not follow the machine: two models share lab.toml's.
+  const auto fixed = [](int) { return ModelThresholds{}; };
+  CHECK(plan_gpus(gpus, "matmul-tiled", {"course.toml"}, std::nullopt, fixed).overrides.size() == 2);
+}
+
+TEST_CASE("out of memory is recognised in a case's detail or in how the program ended", "[batch][oom]") {
+  CaseResult oom;
+  oom.outcome = Outcome::Error;
+  oom.detail = "cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) failed: out of memory (cudaErrorMemoryAllocation)";
+  CaseResult fine;
+  fine.outcome = Outcome::Passed;
+  CHECK(phase_out_of_memory({fine, oom}, ""));
+  CHECK_FALSE(phase_out_of_memory({fine}, "exited with 1"));
+  CHECK(phase_out_of_memory({fine}, "runner: CUDA_ERROR_OUT_OF_MEMORY"));
+  CaseResult wrong;
+  wrong.outcome = Outcome::Incorrect;
+  wrong.detail = "C[3] = 1 but should be 2";
+  CHECK_FALSE(phase_out_of_memory({wrong}, ""));
+}
+
+TEST_CASE("nvidia-smi's compute apps are read, odd rows skipped", "[batch][oom]") {
+  const auto apps = parse_compute_apps("1234, 70000\n 99, GPU-abc, 512 MiB\n[N/A], 3\npid, used_gpu_memory [MiB]\n");
+  REQUIRE(apps.size() == 2);
+  CHECK(apps[0].pid == 1234);
+  CHECK(apps[0].used_mib == 70000);
+  CHECK(apps[1].pid == 99);
+  CHECK(apps[1].used_mib == 512);
+}
+
+TEST_CASE("the memory watch names the submission whose process tree held the memory", "[batch][oom]") {
+  // Two phases stand in: `sh` parents each; the stand-in nvidia-smi reports their children's pids.
+  const std::string dir = std::filesystem::temp_directory_path() / ("watch-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::atomic<int> hog_root{0}, other_root{0};
+  const auto start = [&](std::atomic<int>& root, const std::string& name) {
+    return std::thread([&root, name, dir] {
+      ProcessOptions p;
+      p.argv = {"/bin/sh", "-c", "sleep 2 & echo $! > " + dir + "/" + name + ".pid; wait"};
+      p.on_start = [&root](int pid) { root = pid; };
+      run_process(p);
+    });
+  };
+  std::thread hog = start(hog_root, "hog"), other = start(other_root, "other");
+  for (int i = 0; i < 100 && !(std::filesystem::exists(dir + "/hog.pid") && std::filesystem::exists(dir + "/other.pid")); ++i)
+    std::this_thread::sleep_for(20ms);
+  std::this_thread::sleep_for(50ms);
+  GpuMemoryWatch watch("printf '%s, 70000\\n%s, 300\\n' $(cat " + dir + "/hog.pid) $(cat " + dir + "/other.pid)", 60);
+  const auto t0 = std::chrono::steady_clock::now();
+  watch.started(hog_root, "hog", 0);
+  watch.started(other_root, "victim", 0);
+  watch.sample();
+  const auto t1 = std::chrono::steady_clock::now();
+  const auto holder = watch.largest_beside("victim", 0, t0, t1);
+  REQUIRE(holder);
+  CHECK(holder->student == "hog");
+  CHECK(holder->peak_mib == 70000);
+  CHECK_FALSE(watch.largest_beside("victim", 1, t0, t1));  // another GPU: nobody
+  CHECK_FALSE(watch.largest_beside("hog", 0, t0, t1));      // the victim's 300 MiB is no hog
+  hog.join();
+  other.join();
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the build template's commands are a submission's own with its folders in", "[batch][build]") {
+  const std::string compile = "/usr/local/cuda/bin/nvcc -O3 -MD -MT CMakeFiles/s.dir/t/src/matmul.cu.o -MF "
+                              "CMakeFiles/s.dir/t/src/matmul.cu.o.d -x cu -c /t/src/matmul.cu -o CMakeFiles/s.dir/t/src/matmul.cu.o";
+  CHECK(compiled_source(compile) == "/t/src/matmul.cu");
+  CHECK(command_outputs(compile) == std::vector<std::string>{"CMakeFiles/s.dir/t/src/matmul.cu.o.d", "CMakeFiles/s.dir/t/src/matmul.cu.o"});
+  const std::string mine = replace_paths(compile, {{"/t/src", "/w/alice/src"}, {"/t/build", "/w/alice/build"}});
+  CHECK(mine.find("/t/") == std::string::npos);
+  CHECK(compiled_source(mine) == "/w/alice/src/matmul.cu");
+  const std::string link = ": && /usr/bin/c++ x.o -o runner libsubmission-code.a && :";
+  const std::string script = build_script({link, compile});
+  // Every compile before the link, which runs only if all compiled.
+  CHECK(script.find("nvcc") < script.find("/usr/bin/c++"));
+  CHECK(script.find("[ $failed = 0 ] || exit 1") < script.find("/usr/bin/c++"));
+  CHECK(script.find("mkdir -p 'CMakeFiles/s.dir/t/src'") != std::string::npos);
+}
+
+TEST_CASE("the time ledger adds up the stages and says them in one line", "[batch][time]") {
+  TimeLedger ledger;
+  StageTimes a;
+  a.build_s = 2;
+  a.correctness_s = 1;
+  a.timed_s = 0.5;
+  a.gpu_wait_s = 3;
+  a.cases.kinds["correctness"] = {{"case", 0.9}, {"inputs", 0.2}, {"call", 0.5}};
+  StageTimes b = a;
+  b.rerun_s = 1;
+  ledger.add(a);
+  ledger.add(b);
+  const std::string line = ledger.line(10, 4);
+  CHECK(line.find("wall 10.0 s for 2 submissions (5.0 s each)") == 0);
+  CHECK(line.find("build 4.0 s") != std::string::npos);
+  CHECK(line.find("tests 4.0 s (correctness 2.0 s, timed 1.0 s, run again alone 1.0 s)") != std::string::npos);
+  CHECK(line.find("waiting for the GPU 6.0 s") != std::string::npos);
+  CHECK(line.find("correctness 1.8 s: inputs 0.4, calls 1.0") != std::string::npos);
+  const auto j = ledger.to_json(10);
+  CHECK(j["submissions"] == 2);
+  CHECK(j["gpu_wait_s"].get<double>() == 6);
+  const StageTimes back = stage_times_from_json(to_json(b));
+  CHECK(back.rerun_s == 1);
+  CHECK(back.cases.kinds.at("correctness").at("call") == 0.5);
+}
