@@ -4,6 +4,7 @@
 #include "workbook/device_buffer.hpp"
 #include "workbook/seeded.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace grading::device {
@@ -30,22 +31,38 @@ struct Verdict {
   unsigned long long max_err_bits;             // a non-negative double's bits order as the double
 };
 
+// Each thread judges its elements (grid-stride), then each warp combines its threads' counts,
+// first wrong index and largest error with shuffles and makes one atomic of each: the whole
+// array checked at memory speed (one atomic per element on the largest error took 0.4 s at
+// 8192 x 8192 on an H200).
 __global__ void compare_kernel(const float* got, const double* expected, std::size_t n, double atol, double rtol,
                                Verdict* v) {
+  unsigned long long wrong = 0, unwritten = 0, first = ~0ull, max_err_bits = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
     const float gf = got[i];
     const double g = gf, e = expected[i];
     const double err = fabs(g - e);
     const bool finite = isfinite(g);
-    if (finite) atomicMax(&v->max_err_bits, static_cast<unsigned long long>(__double_as_longlong(err)));
+    if (finite) max_err_bits = max(max_err_bits, static_cast<unsigned long long>(__double_as_longlong(err)));
     // The CPU's rule, rounded as the CPU rounds it (no FMA), and false for NaN.
     const bool good = finite && err <= __dadd_rn(atol, __dmul_rn(rtol, fabs(e)));
-    if (__float_as_uint(gf) == 0xFFFFFFFFu) atomicAdd(&v->unwritten, 1ull);
+    if (__float_as_uint(gf) == 0xFFFFFFFFu) ++unwritten;
     if (!good) {
-      atomicAdd(&v->wrong, 1ull);
-      atomicMin(&v->first, static_cast<unsigned long long>(i));
+      ++wrong;
+      first = min(first, static_cast<unsigned long long>(i));
     }
   }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    wrong += __shfl_down_sync(0xFFFFFFFFu, wrong, offset);
+    unwritten += __shfl_down_sync(0xFFFFFFFFu, unwritten, offset);
+    first = min(first, __shfl_down_sync(0xFFFFFFFFu, first, offset));
+    max_err_bits = max(max_err_bits, __shfl_down_sync(0xFFFFFFFFu, max_err_bits, offset));
+  }
+  if (threadIdx.x % 32 != 0) return;
+  if (wrong) atomicAdd(&v->wrong, wrong);
+  if (unwritten) atomicAdd(&v->unwritten, unwritten);
+  if (first != ~0ull) atomicMin(&v->first, first);
+  if (max_err_bits) atomicMax(&v->max_err_bits, max_err_bits);
 }
 
 }  // namespace
@@ -68,7 +85,9 @@ workbook::Comparison compare(const float* got, const double* expected, std::size
   workbook::DeviceBuffer<Verdict> v(1);
   const Verdict start{0, 0, ~0ull, 0};
   CUDA_CHECK(cudaMemcpyAsync(v.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK_LAUNCH(compare_kernel<<<blocks_for(c.checked), kThreads, 0, stream>>>(got, expected, c.checked, tol.atol,
+  // At most 1024 blocks: each thread takes many elements, and the atomics stay a few thousand.
+  const unsigned blocks = std::min(blocks_for(c.checked), 1024u);
+  CUDA_CHECK_LAUNCH(compare_kernel<<<blocks, kThreads, 0, stream>>>(got, expected, c.checked, tol.atol,
                                                                                   tol.rtol, v.data()));
   Verdict out{};
   CUDA_CHECK(cudaMemcpyAsync(&out, v.data(), sizeof out, cudaMemcpyDeviceToHost, stream));

@@ -13,5 +13,5 @@ rm -rf "$work"
 mkdir -p "$work"
 python3 tests/attacks/make_submissions.py "$PWD" "$build" "$work/submissions"
 printf '[lab]\ncall_timeout_s = 10\n' > "$work/short.toml"
-"$build/bin/grader" batch matmul-tiled "$work/submissions" -o "$work/results" --jobs 8 --config "$work/short.toml"
+"$build/bin/grader" batch matmul-tiled "$work/submissions" -o "$work/results" --jobs "${JOBS:-8}" --config "$work/short.toml"
 python3 tests/attacks/check_batch.py "$work/results" tests/attacks/expected.tsv
