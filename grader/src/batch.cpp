@@ -142,6 +142,7 @@ private:
   // Its stages, each timed into g.times: false when the submission's grading ends there.
   bool collect(Grading& g);
   bool build(Grading& g);
+  void build_inspect(Grading& g);
   void run_tests(Grading& g);
   IsolatedRun run_checks(Grading& g, const fs::path& results);
   std::function<RunStatus(const std::string&)> phase(Grading& g, const std::string& name, bool exclusive);
@@ -480,6 +481,7 @@ bool Batch::build(Grading& g) {
     configured = built.ok();
     if (configured) built = run_build_step(g, {paths_.cmake.string(), "--build", g.build.string(), "-j", "2"}, g.dir / "compile.log");
   }
+  if (built.ok() && o_.build_only && o_.feedback_profile) build_inspect(g);
   g.times.build_s = seconds_since(t0);
   if (g_interrupted) throw std::runtime_error("interrupted");
   if (built.ok()) return true;
@@ -491,6 +493,18 @@ bool Batch::build(Grading& g) {
     finish(g, "grader error", why, {RunState::BuildFailed, why});
   }
   return false;
+}
+
+// --build-only --feedback-profile: the program Nsight Compute will profile, built now too (a later
+// run on a GPU finds it; a machine without one shows that it builds).
+void Batch::build_inspect(Grading& g) {
+  const fs::path log = g.dir / "inspect-build.log";
+  const ProcessResult built =
+      template_ ? build_from_template(g, "inspect", log)
+                : run_build_step(g, {paths_.cmake.string(), "--build", g.build.string(), "--target", "inspect", "-j", "2"}, log);
+  if (!built.ok())
+    g.r.notes.push_back("the program to profile (--feedback-profile) did not build (" + built.describe() + "; " +
+                        log.string() + ")");
 }
 
 std::vector<std::string> Batch::configure_argv(const Grading& g) const {

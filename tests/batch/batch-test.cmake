@@ -213,7 +213,10 @@ endif()
 # and graded by a run without it.
 file(MAKE_DIRECTORY ${WORK}/build-only/good ${WORK}/build-only/missing)
 file(WRITE ${WORK}/build-only/good/matmul.cu "${solution}")
-set(build_only_args batch matmul-tiled ${WORK}/build-only -o ${WORK}/build-only-results --seed 12345 --build-only)
+# With --feedback-profile, --build-only builds the program Nsight Compute profiles too (the tests
+# and the submission in one process), from the batch's build template.
+set(build_only_args batch matmul-tiled ${WORK}/build-only -o ${WORK}/build-only-results --seed 12345 --build-only
+                    --feedback-profile)
 execute_process(COMMAND ${GRADER} ${build_only_args} RESULT_VARIABLE rc ERROR_VARIABLE log4)
 file(READ ${WORK}/build-only-results/gradebook.csv built_book)
 file(READ ${WORK}/build-only-results/feedback/good.md built_feedback)
@@ -221,12 +224,19 @@ if(NOT rc EQUAL 0 OR NOT built_book MATCHES "\ngood,0,0,0,100,built," OR NOT bui
    OR NOT built_feedback MATCHES "--build-only")
   string(APPEND problems "\n  --build-only (exit ${rc}) did not record good as built:\n${built_book}\n${log4}")
 endif()
-# --feedback-profile's program (the tests and the submission in one process, for Nsight Compute)
-# builds in a submission's build folder against the exported targets, on demand.
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build-only-results/work/good/build --target inspect
-                RESULT_VARIABLE rc OUTPUT_VARIABLE inspect_log ERROR_VARIABLE inspect_log)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/build-only-results/work/good/build/inspect)
-  string(APPEND problems "\n  the submission's inspect program did not build (exit ${rc}):\n${inspect_log}")
+if(NOT EXISTS ${WORK}/build-only-results/work/good/build/inspect OR NOT log4 MATCHES "build: configured once")
+  string(APPEND problems "\n  the submission's inspect program did not build from the template:\n${log4}")
+endif()
+# A configure per submission (--configure-each, the template's fallback) builds the same, and its
+# build folder still builds the inspect program on demand against the exported targets.
+set(each_args batch matmul-tiled ${WORK}/build-only -o ${WORK}/configure-each-results --seed 12345 --build-only
+              --configure-each)
+execute_process(COMMAND ${GRADER} ${each_args} RESULT_VARIABLE rc ERROR_VARIABLE log_each)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/configure-each-results/work/good/build --target inspect
+                RESULT_VARIABLE rc_inspect OUTPUT_VARIABLE inspect_log ERROR_VARIABLE inspect_log)
+if(NOT rc EQUAL 0 OR NOT rc_inspect EQUAL 0 OR NOT EXISTS ${WORK}/configure-each-results/work/good/build/inspect
+   OR NOT log_each MATCHES "configure [0-9.]+ s")
+  string(APPEND problems "\n  --configure-each (exit ${rc}) or its inspect program (exit ${rc_inspect}) failed:\n${log_each}\n${inspect_log}")
 endif()
 execute_process(COMMAND ${GRADER} ${build_only_args} RESULT_VARIABLE rc ERROR_VARIABLE log5)
 if(NOT rc EQUAL 0 OR NOT log5 MATCHES "2 already graded")

@@ -227,6 +227,7 @@ TEST_CASE("the build template's commands are a submission's own with its folders
   const std::string compile = "/usr/local/cuda/bin/nvcc -O3 -MD -MT CMakeFiles/s.dir/t/src/matmul.cu.o -MF "
                               "CMakeFiles/s.dir/t/src/matmul.cu.o.d -x cu -c /t/src/matmul.cu -o CMakeFiles/s.dir/t/src/matmul.cu.o";
   CHECK(compiled_source(compile) == "/t/src/matmul.cu");
+  CHECK(command_object(compile) == "CMakeFiles/s.dir/t/src/matmul.cu.o");
   CHECK(command_outputs(compile) == std::vector<std::string>{"CMakeFiles/s.dir/t/src/matmul.cu.o.d", "CMakeFiles/s.dir/t/src/matmul.cu.o"});
   const std::string mine = replace_paths(compile, {{"/t/src", "/w/alice/src"}, {"/t/build", "/w/alice/build"}});
   CHECK(mine.find("/t/") == std::string::npos);

@@ -65,6 +65,13 @@ std::vector<std::string> command_outputs(const std::string& command) {
   return out;
 }
 
+std::string command_object(const std::string& command) {
+  const auto w = words(command);
+  for (std::size_t i = 0; i + 1 < w.size(); ++i)
+    if (w[i] == "-o") return w[i + 1];
+  return "";
+}
+
 std::string compiled_source(const std::string& command) {
   const auto w = words(command);
   for (std::size_t i = 0; i + 1 < w.size(); ++i)
@@ -149,7 +156,7 @@ std::optional<BuildTemplate::Recipe> BuildTemplate::recipe(const std::string& ta
       own.push_back(replace_paths(c, paths));
       continue;
     }
-    const std::string object = command_outputs(c).front();
+    const std::string object = command_object(c);
     std::lock_guard<std::mutex> l(*m_);
     if (!built_shared_[object]) {
       const fs::path log = log_.parent_path() / "template-shared-objects.log";

@@ -25,6 +25,9 @@ std::string replace_paths(std::string text, const std::map<std::string, std::str
 // The files a command writes that may sit in folders not made yet: the words after -o and -MF.
 std::vector<std::string> command_outputs(const std::string& command);
 
+// The file a command writes with -o ("" when none).
+std::string command_object(const std::string& command);
+
 // The file a compile command compiles (the word after -c), "" when the command compiles nothing.
 std::string compiled_source(const std::string& command);
 
