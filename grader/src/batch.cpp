@@ -161,6 +161,8 @@ private:
   // A note for a student's feedback found after its grading (or during): added, files written again.
   void add_note_later(const std::string& student, const std::string& note);
   void account(const Grading& g);
+  // " GPU 2, waited 3.1 s" for the progress line where the batch grades on several GPUs (results_mutex_ held).
+  std::string progress_gpu(const std::string& student) const;
   // The GPUs this run grades on (--gpus), each model's thresholds, the memory watch. Throws the
   // refusal of a node of two models where one has no thresholds of its own.
   void prepare_gpus();
@@ -884,6 +886,14 @@ void Batch::account(const Grading& g) {
   student_meta_[g.r.student] = std::move(entry);
 }
 
+std::string Batch::progress_gpu(const std::string& student) const {
+  const auto it = student_meta_.find(student);
+  if (!pool_ || pool_->gpus().size() < 2 || it == student_meta_.end() || !it->second.contains("gpus")) return "";
+  std::string gpus;
+  for (const auto& g : it->second["gpus"]) gpus += (gpus.empty() ? "" : ",") + std::to_string(g.value("ordinal", 0));
+  return fmt::format("  GPU {}, waited {:.1f} s", gpus, it->second["time"].value("gpu_wait_s", 0.0));
+}
+
 void Batch::add_note_later(const std::string& student, const std::string& note) {
   std::optional<StudentResult> again;
   {
@@ -1228,7 +1238,10 @@ int Batch::run() {
     }
     ProcessOptions calibrate;
     calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[performance]"};
-    calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}, {"WORKBOOK_OVERRIDES", overrides_env()}};
+    // On the first GPU graded on, with its model's thresholds (--gpus may leave out device 0).
+    const GpuSlot& first = pool_->gpus().front();
+    calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}, {"WORKBOOK_OVERRIDES", overrides_env(first.model)}};
+    if (!first.visible.empty()) calibrate.set_env["CUDA_VISIBLE_DEVICES"] = first.visible;
     fs::create_directories(log_dir);
     calibrate.output_file = log_dir / (log_prefix + "calibration.log");
     calibrate.timeout_s = config_.timeout_s();
@@ -1270,10 +1283,10 @@ int Batch::run() {
       const double eta = elapsed / done_ * (total_ - done_);
       std::string running;
       for (const auto& id : in_progress_) running += (running.empty() ? "" : ", ") + id;
-      std::cerr << fmt::format("[{:>{}}/{}] {:<20} {:<13} {:>6} / {:<4} {:>6.1f} s   ETA {}{}\n", done_,
+      std::cerr << fmt::format("[{:>{}}/{}] {:<20} {:<13} {:>6} / {:<4} {:>6.1f} s{}   ETA {}{}\n", done_,
                                std::to_string(total_).size(), total_, r.student, r.status,
                                fmt::format("{:.1f}", r.report.points_earned), config_.total_points(), r.seconds,
-                               done_ == total_ ? "-" : format_duration(eta),
+                               progress_gpu(r.student), done_ == total_ ? "-" : format_duration(eta),
                                running.empty() ? "" : "   running: " + running);
     }
   };
