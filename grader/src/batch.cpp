@@ -95,6 +95,7 @@ struct Grading {
   std::vector<PhaseAttempt> attempts;  // of the stage running now
   bool output_cut = false;
   bool ran_alone = false;       // its checks ran again alone after an out-of-memory beside others
+  double* stage_s = nullptr;    // the stage the running phase's time counts in (times.*)
   std::string memory_holder;    // the submission that held the GPU memory then (batch.json only)
 };
 
@@ -613,6 +614,7 @@ void Batch::run_tests(Grading& g) {
 std::function<RunStatus(const std::string&)> Batch::phase(Grading& g, const std::string& name, bool exclusive) {
   const fs::path results = g.dir / "results.jsonl";
   return [this, &g, name, exclusive, results, attempt = 0](const std::string& filter) mutable {
+    g.stage_s = name == "timed" ? &g.times.timed_s : exclusive ? &g.times.rerun_s : &g.times.correctness_s;
     const fs::path log = g.run / (name + (attempt++ ? "-" + std::to_string(attempt) : "") + ".log");
     const Phase p = run_phase(g, results, filter, exclusive, log);
     g.output_cut = g.output_cut || p.process.output_truncated;
@@ -813,7 +815,7 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
 
   Phase phase = run_on_gpu(g, p, exclusive);
   ::close(results_fd);
-  (exclusive ? (g.ran_alone ? g.times.rerun_s : g.times.timed_s) : g.times.correctness_s) += phase.process.seconds;
+  *g.stage_s += phase.process.seconds;
   // Under bubblewrap the program is bwrap's child, and bwrap exits with 128 + the signal that
   // killed it, as a shell does: report the signal.
   auto& r = phase.process;
@@ -838,7 +840,7 @@ Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
   const GpuSlot& slot = pool_->gpus()[lease.gpu];
   if (!slot.visible.empty()) p.set_env["CUDA_VISIBLE_DEVICES"] = slot.visible;
   g.gpus.insert(lease.gpu);
-  if (!slot.visible.empty()) g.device = slot.model;
+  if (!slot.visible.empty()) g.device = slot.shown();
   std::optional<int> root;
   if (watch_ && !exclusive) {
     p.on_start = [&](int pid) {
@@ -1051,7 +1053,10 @@ void Batch::prepare_gpus() {
     };
     gpu_setup_ = plan_gpus(chosen, config_.name(), o_.overrides, thresholds(0).file, thresholds);
     device_.clear();
-    for (const auto& m : gpu_models(chosen)) device_ += (device_.empty() ? "" : " + ") + m;
+    for (const auto& m : gpu_models(chosen)) {
+      const auto first = std::find_if(chosen.begin(), chosen.end(), [&](const GpuSlot& g) { return g.model == m; });
+      device_ += (device_.empty() ? "" : " + ") + first->shown();
+    }
     for (const auto& [model, files] : gpu_setup_.overrides)
       model_configs_.emplace(model, load_lab(paths_, config_.name(), files));
   }

@@ -17,6 +17,8 @@ struct GpuSlot {
   int ordinal = 0;      // the CUDA ordinal in the grader's own view
   std::string visible;  // what a child's CUDA_VISIBLE_DEVICES names it by (its sole GPU)
   std::string model;    // "NVIDIA H100 80GB HBM3 (132 SMs)": what the machine profiles key on
+  std::string name;     // "NVIDIA H100 80GB HBM3": what reports call it ("" : the model)
+  const std::string& shown() const { return name.empty() ? model : name; }
 };
 
 // The GPUs `--gpus` names ("all", or ordinals as the grader sees them: "0,2", "1-3"), in order.

@@ -16,7 +16,7 @@ std::vector<GpuSlot> visible_gpu_slots() {
   for (int i = 0; i < n; ++i) {
     const workbook::DeviceInfo d = workbook::query_device(i);
     gpus.push_back({i, child_visible_devices(std::getenv("CUDA_VISIBLE_DEVICES"), i),
-                    fmt::format("{} ({} SMs)", d.name, d.multiprocessors)});
+                    fmt::format("{} ({} SMs)", d.name, d.multiprocessors), d.name});
   }
   return gpus;
 }
