@@ -81,7 +81,7 @@ ContestResult time_contest(cudaStream_t stream, const std::function<void(int)>& 
     m.threads_after = thread_count();
     if (const auto f = take_foreign_call()) {
       m.foreign = true;
-      if (!o.host_timed) m.event_ms = f->device_ms;
+      if (!o.host_timed) m.event_ms = charged_ms(*f);
       m.cpu_ms = f->cpu_ms;
       m.threads_after = f->threads;
       if (i == 0) threads_at_start = f->threads;

@@ -36,6 +36,8 @@ void report_foreign_call(const ForeignCall& call) {
 
 std::optional<ForeignCall> take_foreign_call() { return std::exchange(t_foreign, std::nullopt); }
 
+double charged_ms(const ForeignCall& call) { return call.device_ms + std::max(0.0, call.tail_ms - kHonestTailMs); }
+
 std::string escaped_work(const std::vector<double>& tails_ms, const std::vector<double>& calls_ms) {
   if (tails_ms.empty() || calls_ms.empty()) return "";
   const double tail = median(tails_ms), call = median(calls_ms);
@@ -100,7 +102,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
     if (const auto f = take_foreign_call()) {
-      ms = static_cast<float>(f->device_ms);
+      ms = static_cast<float>(charged_ms(*f));
       foreign = true;
       foreign_tails.push_back(f->tail_ms);
     }

@@ -124,6 +124,23 @@ TEST_CASE("work left running on another stream after a runner's call is refused;
   CHECK(escaped_work({}, {}).empty());
 }
 
+TEST_CASE("work left after a runner's call is charged to the call; an honest reply is not", "[contest]") {
+  using workbook::charged_ms;
+  using workbook::ForeignCall;
+  ForeignCall honest;
+  honest.device_ms = 1.86;
+  honest.tail_ms = 0.03;  // the reply's own cost on an H100
+  CHECK(charged_ms(honest) == 1.86);
+  // The last eighth of C's rows on a stream of its own: `done` at 1.64 ms, the GPU busy 0.23 ms
+  // more (within the refusal rule's quarter of the call). Charged, it is no faster than honest.
+  ForeignCall eighth_escaped;
+  eighth_escaped.device_ms = 1.641;
+  eighth_escaped.tail_ms = 0.23;
+  CHECK(workbook::escaped_work({0.23}, {1.641}).empty());
+  CHECK(charged_ms(eighth_escaped) == Approx(1.641 + 0.23 - workbook::kHonestTailMs));
+  CHECK(charged_ms(eighth_escaped) > charged_ms(honest) - 0.05);
+}
+
 TEST_CASE("the leaderboard judges a runner's calls by their tails, together", "[contest]") {
   // time_contest's rule over its calls, as it applies it (the calls themselves need a GPU).
   std::vector<double> tails, times;

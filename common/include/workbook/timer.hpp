@@ -81,6 +81,13 @@ void report_foreign_call(const ForeignCall& call);
 // What was reported since the last take (and clears it); nullopt when nothing was.
 std::optional<ForeignCall> take_foreign_call();
 
+// What a foreign call's time is charged: the time to `done` plus any tail beyond what an honest
+// reply costs (kHonestTailMs: a spinning device synchronize and a message on a socket, 20-40
+// microseconds on an H100). Work left on another stream after `done` is then paid for by the call
+// that left it, whatever its share of the call (before, a quarter of the call went free).
+inline constexpr double kHonestTailMs = 0.05;
+double charged_ms(const ForeignCall& call);
+
 // Work of a foreign call that escaped its stream (the call says it is done, the other process's
 // GPU is still busy): "" when the median tail of the calls is at most max(0.1 ms, a quarter of the
 // median call), else why not. Medians, so that one late reply (the other process descheduled for

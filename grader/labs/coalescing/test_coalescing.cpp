@@ -83,25 +83,33 @@ const workbook::Tolerance kTransposeTolerance = workbook::Tolerance::exact();
 using AddLauncher = std::function<void(const float*, const float*, float*, int, int, cudaStream_t)>;
 using TransposeLauncher = std::function<void(const float*, float*, int, int, cudaStream_t)>;
 
-// One add problem on the device: A and B drawn there (NaN past their ends), C poisoned, the exact
-// sum computed there. draw() makes new inputs: every timed call gets its own.
+// One add problem on the device: A and B drawn in buffers of the grader's own and the exact sum
+// computed from them, then copied in just before the call (as in grader/labs/product/: a thread
+// watching for the next inputs gets them microseconds before the clock), NaN past their ends,
+// C poisoned. draw() makes new inputs: every timed call gets its own.
 class AddCase {
 public:
-  explicit AddCase(const Shape& s) : s_(s), A_(s.count()), B_(s.count()), C_(s.count()), E_(s.count()) {}
+  explicit AddCase(const Shape& s)
+      : s_(s), A_(s.count()), B_(s.count()), C_(s.count()), A_drawn_(s.count()), B_drawn_(s.count()), E_(s.count()) {}
   float* a() { return A_.data(); }
   float* b() { return B_.data(); }
   float* c() { return C_.data(); }
   void draw(std::uint64_t number, cudaStream_t stream) {
     {
       workbook::PhaseScope phase(workbook::Phase::Inputs);
-      A_.poison(stream);
-      B_.poison(stream);
-      C_.poison(stream);
-      grading::device::fill_floats(a(), s_.count(), input_seed(s_, number, 0), stream);
-      grading::device::fill_floats(b(), s_.count(), input_seed(s_, number, 1), stream);
+      grading::device::fill_floats(A_drawn_.data(), s_.count(), input_seed(s_, number, 0), stream);
+      grading::device::fill_floats(B_drawn_.data(), s_.count(), input_seed(s_, number, 1), stream);
     }
-    workbook::PhaseScope phase(workbook::Phase::Reference);
-    coalescing_grading::expected_add(a(), b(), E_.data(), s_.count(), stream);
+    {
+      workbook::PhaseScope phase(workbook::Phase::Reference);
+      coalescing_grading::expected_add(A_drawn_.data(), B_drawn_.data(), E_.data(), s_.count(), stream);
+    }
+    workbook::PhaseScope phase(workbook::Phase::Inputs);
+    A_.poison(stream);
+    B_.poison(stream);
+    C_.poison(stream);
+    CUDA_CHECK(cudaMemcpyAsync(a(), A_drawn_.data(), A_drawn_.bytes(), cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(b(), B_drawn_.data(), B_drawn_.bytes(), cudaMemcpyDeviceToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   workbook::Comparison compare(cudaStream_t stream) {
@@ -112,7 +120,8 @@ public:
 
 private:
   Shape s_;
-  GuardedBuffer<float> A_, B_, C_;
+  GuardedBuffer<float> A_, B_, C_;         // what the call sees
+  DeviceBuffer<float> A_drawn_, B_drawn_;  // the grader's own
   DeviceBuffer<double> E_;
 };
 
@@ -120,18 +129,22 @@ private:
 // place cannot match by accident), out and the expected E are N x M.
 class TransposeCase {
 public:
-  explicit TransposeCase(const Shape& s) : s_(s), in_(s.count()), out_(s.count()), E_(s.count()) {}
+  explicit TransposeCase(const Shape& s) : s_(s), in_(s.count()), out_(s.count()), in_drawn_(s.count()), E_(s.count()) {}
   float* in() { return in_.data(); }
   float* out() { return out_.data(); }
   void draw(std::uint64_t number, cudaStream_t stream) {
     {
       workbook::PhaseScope phase(workbook::Phase::Inputs);
-      in_.poison(stream);
-      out_.poison(stream);
-      grading::device::fill_floats(in(), s_.count(), input_seed(s_, number, 2), stream);
+      grading::device::fill_floats(in_drawn_.data(), s_.count(), input_seed(s_, number, 2), stream);
     }
-    workbook::PhaseScope phase(workbook::Phase::Reference);
-    coalescing_grading::expected_transpose(in(), E_.data(), s_.M, s_.N, stream);
+    {
+      workbook::PhaseScope phase(workbook::Phase::Reference);
+      coalescing_grading::expected_transpose(in_drawn_.data(), E_.data(), s_.M, s_.N, stream);
+    }
+    workbook::PhaseScope phase(workbook::Phase::Inputs);
+    in_.poison(stream);
+    out_.poison(stream);
+    CUDA_CHECK(cudaMemcpyAsync(in(), in_drawn_.data(), in_drawn_.bytes(), cudaMemcpyDeviceToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   workbook::Comparison compare(cudaStream_t stream) {
@@ -142,7 +155,8 @@ public:
 
 private:
   Shape s_;
-  GuardedBuffer<float> in_, out_;
+  GuardedBuffer<float> in_, out_;  // what the call sees
+  DeviceBuffer<float> in_drawn_;   // the grader's own
   DeviceBuffer<double> E_;
 };
 

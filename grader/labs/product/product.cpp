@@ -40,12 +40,16 @@ workbook::Tolerance tolerance(const Shape& s, Values v) {
 }
 
 // A, B and C of one shape on the device, `offset` floats into guarded allocations (NaN around
-// them), and the expected product.
+// them), and the expected product. The inputs are drawn, and the product computed, in buffers of
+// the grader's own that the submission never sees; only then are they copied into A and B, just
+// before the call: a thread of the submission's watching its buffers for the next inputs gets
+// them microseconds before the clock starts, not the whole time the expected product takes.
 class DeviceCase {
 public:
   DeviceCase(const Shape& s, int offset)
       : s_(s), offset_(offset), A_(std::size_t(s.M) * s.K + offset), B_(std::size_t(s.K) * s.N + offset),
-        C_(std::size_t(s.M) * s.N + offset), E_(std::size_t(s.M) * s.N) {}
+        C_(std::size_t(s.M) * s.N + offset), A_drawn_(std::size_t(s.M) * s.K), B_drawn_(std::size_t(s.K) * s.N),
+        E_(std::size_t(s.M) * s.N) {}
 
   float* a() { return A_.data() + offset_; }
   float* b() { return B_.data() + offset_; }
@@ -53,24 +57,29 @@ public:
 
   // New inputs, C poisoned, the expected product computed; `stream` is idle when this returns.
   void draw(Draw d, cudaStream_t stream) {
+    const std::size_t na = A_drawn_.size(), nb = B_drawn_.size();
     {
       PhaseScope phase(Phase::Inputs);
-      A_.poison(stream);
-      B_.poison(stream);
-      C_.poison(stream);
       const auto [seed_a, seed_b] = input_seeds(s_, d);
-      const std::size_t na = std::size_t(s_.M) * s_.K, nb = std::size_t(s_.K) * s_.N;
       if (d.values == Values::SmallIntegers) {
-        grading::device::fill_small_ints(a(), na, seed_a, stream);
-        grading::device::fill_small_ints(b(), nb, seed_b, stream);
+        grading::device::fill_small_ints(A_drawn_.data(), na, seed_a, stream);
+        grading::device::fill_small_ints(B_drawn_.data(), nb, seed_b, stream);
       } else {
-        grading::device::fill_floats(a(), na, seed_a, stream);
-        grading::device::fill_floats(b(), nb, seed_b, stream);
+        grading::device::fill_floats(A_drawn_.data(), na, seed_a, stream);
+        grading::device::fill_floats(B_drawn_.data(), nb, seed_b, stream);
       }
       tol_ = tolerance(s_, d.values);
     }
-    PhaseScope phase(Phase::Reference);
-    expected_product(a(), b(), E_.data(), nullptr, s_.M, s_.N, s_.K, stream);
+    {
+      PhaseScope phase(Phase::Reference);
+      expected_product(A_drawn_.data(), B_drawn_.data(), E_.data(), nullptr, s_.M, s_.N, s_.K, stream);
+    }
+    PhaseScope phase(Phase::Inputs);
+    A_.poison(stream);
+    B_.poison(stream);
+    C_.poison(stream);
+    CUDA_CHECK(cudaMemcpyAsync(a(), A_drawn_.data(), na * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(b(), B_drawn_.data(), nb * sizeof(float), cudaMemcpyDeviceToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
@@ -92,7 +101,8 @@ public:
 private:
   Shape s_;
   int offset_;
-  workbook::GuardedBuffer<float> A_, B_, C_;
+  workbook::GuardedBuffer<float> A_, B_, C_;         // what the call sees
+  workbook::DeviceBuffer<float> A_drawn_, B_drawn_;  // the grader's own
   workbook::DeviceBuffer<double> E_;
   workbook::Tolerance tol_;
 };
