@@ -164,6 +164,17 @@ private:
   void account(const Grading& g);
   // " GPU 2, waited 3.1 s" for the progress line where the batch grades on several GPUs (results_mutex_ held).
   std::string progress_gpu(const std::string& student) const;
+  // run()'s stages, in order.
+  void read_first_architecture();  // of the build's CMAKE_CUDA_ARCHITECTURES
+  std::vector<Submission> discover();  // the class's submissions (this task's, in a Slurm task)
+  nlohmann::json choose_seed();
+  void announce(std::size_t submissions, const std::string& why_no_gpu);  // the header; ncu found
+  std::vector<Submission> to_grade(const std::vector<Submission>& submissions, const nlohmann::json& previous,
+                                   std::size_t& kept_count);
+  void calibrate_reference();  // the reference's timed cases, once: the sequential baseline cached
+  void grade_all(const std::vector<Submission>& todo);
+  int summarize(std::size_t kept_count);
+  int workers() const;
   // The GPUs this run grades on (--gpus), each model's thresholds, the memory watch. Throws the
   // refusal of a node of two models where one has no thresholds of its own.
   void prepare_gpus();
@@ -402,7 +413,6 @@ nlohmann::json Batch::gpus_json() const {
     }
   return gpus;
 }
-
 
 void Batch::finish(Grading& g, const std::string& status, const std::string& detail, RunStatus run_status) const {
   g.r.report = report_of({}, run_status, seed_, device_);
@@ -1097,23 +1107,43 @@ void Batch::prepare_template() {
 }
 
 int Batch::run() {
-  using clock = std::chrono::steady_clock;
   started_ = clock::now();
   if (fs::exists(paths_.build_root / "batch" / "unsupported.txt"))
     throw std::runtime_error("this build cannot grade batches: " + read_file(paths_.build_root / "batch" / "unsupported.txt"));
   if (!fs::exists(paths_.build_root / "batch" / "WorkbookExports.cmake"))
     throw std::runtime_error("this build has no batch support files (" + (paths_.build_root / "batch").string() +
                              "): reconfigure it with CMake");
+  read_first_architecture();
+  std::vector<Submission> submissions = discover();
+  const nlohmann::json previous = choose_seed();
+  sandbox_ = Sandbox::detect(o_.sandbox);
+  std::string why_no_gpu;
+  device_ = workbook::device_count(&why_no_gpu) > 0 ? workbook::query_device(0).name : "";
+  prepare_gpus();
+  if (!o_.merge_only) prepare_template();
+  if (const auto saved = previous.find("students"); saved != previous.end() && saved->is_object())
+    for (const auto& [id, entry] : saved->items()) student_meta_[id] = entry;  // the kept students'
+  write_meta();
+  announce(submissions.size(), why_no_gpu);
+  std::size_t kept_count = 0;
+  const std::vector<Submission> todo = to_grade(submissions, previous, kept_count);
+  calibrate_reference();
+  grade_all(todo);
+  if (!o_.task() && !g_interrupted) write_similarity_layout();
+  return summarize(kept_count);
+}
 
-  {
-    // set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;...") in the build's batch settings
-    const std::string settings = read_file(paths_.build_root / "batch" / "WorkbookBatchSettings.cmake");
-    const auto at = settings.find("set(CMAKE_CUDA_ARCHITECTURES \"");
-    if (at != std::string::npos) {
-      const auto start = at + std::string("set(CMAKE_CUDA_ARCHITECTURES \"").size();
-      first_architecture_ = settings.substr(start, settings.find_first_of(";\"", start) - start);
-    }
+void Batch::read_first_architecture() {
+  // set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;...") in the build's batch settings
+  const std::string settings = read_file(paths_.build_root / "batch" / "WorkbookBatchSettings.cmake");
+  const auto at = settings.find("set(CMAKE_CUDA_ARCHITECTURES \"");
+  if (at != std::string::npos) {
+    const auto start = at + std::string("set(CMAKE_CUDA_ARCHITECTURES \"").size();
+    first_architecture_ = settings.substr(start, settings.find_first_of(";\"", start) - start);
   }
+}
+
+std::vector<Submission> Batch::discover() {
   ClassSubmissions found = class_submissions(o_, config_, roster_ ? &*roster_ : nullptr, !o_.task());
   auto& submissions = found.submissions;
   entry_name_ = found.entry_names;
@@ -1136,8 +1166,12 @@ int Batch::run() {
   fs::create_directories(work_);
   fs::create_directories(students_dir_);
 
-  // The seed is fixed for the whole batch, so that every student gets the same inputs; a resumed
-  // run keeps the seed it started with.
+  return submissions;
+}
+
+// The seed is fixed for the whole batch, so that every student gets the same inputs; a resumed
+// run keeps the seed it started with. Returns the previous batch.json (an empty object if none).
+nlohmann::json Batch::choose_seed() {
   const fs::path meta = o_.out / "batch.json";
   nlohmann::json previous = nlohmann::json::object();
   if (fs::exists(meta)) previous = nlohmann::json::parse(read_file(meta), nullptr, false);
@@ -1150,16 +1184,11 @@ int Batch::run() {
     throw std::runtime_error(fmt::format("{} was graded with seed {}: grading the rest with seed {} would give "
                                          "students different inputs. Use that seed, or --regrade-all.",
                                          o_.out.string(), previous["seed"].get<std::uint64_t>(), seed_));
+  return previous;
+}
 
-  sandbox_ = Sandbox::detect(o_.sandbox);
-  std::string why_no_gpu;
-  device_ = workbook::device_count(&why_no_gpu) > 0 ? workbook::query_device(0).name : "";
-  prepare_gpus();
-  if (!o_.merge_only) prepare_template();
-  if (const auto saved = previous.find("students"); saved != previous.end() && saved->is_object())
-    for (const auto& [id, entry] : saved->items()) student_meta_[id] = entry;  // the kept students'
-  write_meta();
-  std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", submissions.size(), config_.name(), seed_)
+void Batch::announce(std::size_t n, const std::string& why_no_gpu) {
+  std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", n, config_.name(), seed_)
             << "GPU: "
             << (o_.build_only ? "not used (--build-only: every submission is built, none is run)"
                 : device_.empty() ? "none (" + why_no_gpu + "): runs will report 'no GPU'"
@@ -1189,13 +1218,16 @@ int Batch::run() {
     }
   }
 
+}
+
+std::vector<Submission> Batch::to_grade(const std::vector<Submission>& submissions, const nlohmann::json& previous,
+                                        std::size_t& kept_count) {
   // Earlier results are kept (a resumed run), except those asked to be graded again. Until a
   // student is graded again, the class's files show their earlier result: every output agrees
   // with the others, and holds the whole class, at every moment (an interrupted regrade too).
   const std::set<std::string> regrade = students_to_regrade(submissions, previous);
   write_meta();
   std::vector<Submission> todo;
-  std::size_t kept_count = 0;
   for (const auto& s : submissions) {
     std::optional<StudentResult> earlier = earlier_result(s.student);
     // Not kept: what says nothing of the student's work (worth_keeping). A Slurm merge shows
@@ -1219,6 +1251,10 @@ int Batch::run() {
   if (kept_count) std::cerr << kept_count << " already graded (kept; --regrade to redo)\n";
   write_gradebook();
 
+  return todo;
+}
+
+void Batch::calibrate_reference() {
   // The sequential baseline is measured once, before any submission runs: inside the sandbox the
   // cache is read-only, so no submission can spend time on it, or tamper with it. A workbook
   // without solutions/ (a student release) has no reference to run: said once, and skipped.
@@ -1256,9 +1292,15 @@ int Batch::run() {
                            << (log_dir / (log_prefix + "calibration.log")).string() << ")\n";
   }
 
+}
+
+int Batch::workers() const {
+  return std::max(1, o_.jobs > 0 ? o_.jobs : static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+void Batch::grade_all(const std::vector<Submission>& todo) {
   std::mutex queue_mutex;
   std::size_t next = 0;
-  const int workers = std::max(1, o_.jobs > 0 ? o_.jobs : static_cast<int>(std::thread::hardware_concurrency()));
   const auto worker = [&] {
     for (;;) {
       Submission s;
@@ -1296,11 +1338,12 @@ int Batch::run() {
     }
   };
   std::vector<std::thread> threads;
-  for (int i = 0; i < workers; ++i) threads.emplace_back(worker);
+  for (int i = 0; i < workers(); ++i) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
 
-  if (!o_.task() && !g_interrupted) write_similarity_layout();
+}
 
+int Batch::summarize(std::size_t kept_count) {
   const double elapsed = std::chrono::duration<double>(clock::now() - started_).count();
   std::map<std::string, int> counts;
   for (const auto& [id, r] : results_) ++counts[r.status];
@@ -1319,7 +1362,7 @@ int Batch::run() {
   const std::size_t kept = kept_count;
   std::cerr << fmt::format("\ngraded {} submission{} in {}{}: {}\n", total_, total_ == 1 ? "" : "s",
                            format_duration(elapsed), kept ? fmt::format(" (with the {} kept)", kept) : "", summary);
-  std::cerr << "time: " << ledger_.line(elapsed, workers) << '\n';
+  std::cerr << "time: " << ledger_.line(elapsed, workers()) << '\n';
   write_meta();
   if (!skipped_.empty()) {
     std::cerr << fmt::format("skipped {} entr{} of the submissions folder (not graded; in results.json):\n",
