@@ -1,6 +1,10 @@
 #include "labs.hpp"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <cstdlib>
 
 namespace grader {
@@ -21,7 +25,19 @@ std::vector<std::string> available_labs(const Paths& paths) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(paths.source_root / "labs", ec))
     if (entry.is_directory() && fs::exists(entry.path() / "lab.toml")) labs.push_back(entry.path().filename().string());
-  std::sort(labs.begin(), labs.end());
+  // The course's order ([lab] course_order), then by name; a lab without one comes last.
+  const auto order = [&](const std::string& lab) {
+    try {
+      return toml::parse_file((paths.source_root / "labs" / lab / "lab.toml").string())["lab"]["course_order"].value_or(
+          std::int64_t{1000});
+    } catch (const toml::parse_error&) {
+      return std::int64_t{1000};  // load_lab names the problem when the lab is used
+    }
+  };
+  std::vector<std::pair<std::int64_t, std::string>> keyed;
+  for (const auto& lab : labs) keyed.emplace_back(order(lab), lab);
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 0; i < labs.size(); ++i) labs[i] = keyed[i].second;
   return labs;
 }
 

@@ -56,9 +56,12 @@ CLI::Validator positive() {
 }
 
 int cmd_list(const grader::Paths& paths, bool json) {
+  struct Row {
+    std::string name, title, points, exercises;
+  };
+  std::vector<Row> rows{{"LAB", "TITLE", "POINTS", "EXERCISES"}};
   nlohmann::json all = nlohmann::json::array();
-  if (!json) std::cout << fmt::format("{:<16} {:<38} {:>6}  {}\n", "LAB", "TITLE", "POINTS", "EXERCISES");
-  for (const auto& name : grader::available_labs(paths)) {
+  for (const auto& name : grader::available_labs(paths)) {  // in the course's order
     const auto config = grader::load_lab(paths, name);
     std::string exercises;
     nlohmann::json ex = nlohmann::json::array();
@@ -66,14 +69,23 @@ int cmd_list(const grader::Paths& paths, bool json) {
       exercises += (exercises.empty() ? "" : ", ") + e.name;
       ex.push_back({{"name", e.name}, {"title", e.title}, {"points", e.total_points()}});
     }
-    if (json) {
-      all.push_back({{"name", name}, {"title", config.title()}, {"files", config.files()},
-                     {"points", config.total_points()}, {"exercises", ex}});
-    } else {
-      std::cout << fmt::format("{:<16} {:<38} {:>6}  {}\n", name, config.title(), config.total_points(), exercises);
-    }
+    all.push_back({{"name", name}, {"title", config.title()}, {"files", config.files()},
+                   {"points", config.total_points()}, {"exercises", ex}});
+    rows.push_back({name, config.title(), fmt::format("{:g}", config.total_points()), exercises});
   }
-  if (json) std::cout << all.dump(2) << std::endl;
+  if (json) {
+    std::cout << all.dump(2) << std::endl;
+    return 0;
+  }
+  std::size_t w_name = 0, w_title = 0, w_points = 0;
+  for (const auto& r : rows) {
+    w_name = std::max(w_name, r.name.size());
+    w_title = std::max(w_title, r.title.size());
+    w_points = std::max(w_points, r.points.size());
+  }
+  for (const auto& r : rows)
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {}\n", r.name, w_name, r.title, w_title, r.points, w_points,
+                             r.exercises);
   return 0;
 }
 
