@@ -166,6 +166,7 @@ private:
   std::string progress_gpu(const std::string& student) const;
   // run()'s stages, in order.
   void read_first_architecture();  // of the build's CMAKE_CUDA_ARCHITECTURES
+  void merge_task_times();
   std::vector<Submission> discover();  // the class's submissions (this task's, in a Slurm task)
   nlohmann::json choose_seed();
   void announce(std::size_t submissions, const std::string& why_no_gpu);  // the header; ncu found
@@ -281,7 +282,10 @@ private:
 };
 
 void Batch::write_meta() const {
-  if (o_.task()) return;
+  if (o_.task()) {  // the class's batch.json is the merging grader's; its students' times go to it
+    write_atomically(o_.out / "slurm" / "times" / (o_.task_name + ".json"), dump_json(student_meta_));
+    return;
+  }
   nlohmann::json meta = run_info();
   if (regrading_.is_object()) meta["regrading"] = regrading_;
   // Where the time went: the class's totals over this run's submissions, and each student's.
@@ -656,9 +660,12 @@ IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
 // in its own feedback (and the victim's entry in batch.json names it for the instructor).
 void Batch::blame_memory_holder(Grading& g) {
   if (!watch_ || !watch_->enabled()) return;
+  watch_->sample();  // now too: a phase shorter than the watch's period may have no sample of its own
+  const auto now = clock::now();
   std::optional<GpuMemoryWatch::Holder> worst;
   for (const auto& a : g.attempts)
-    if (const auto h = watch_->largest_beside(g.r.student, a.gpu, a.from, a.to); h && (!worst || h->peak_mib > worst->peak_mib))
+    if (const auto h = watch_->largest_beside(g.r.student, a.gpu, a.from - std::chrono::seconds(2), std::max(a.to, now));
+        h && (!worst || h->peak_mib > worst->peak_mib))
       worst = h;
   if (!worst) return;
   g.memory_holder = worst->student;
@@ -1076,7 +1083,7 @@ void Batch::prepare_gpus() {
   std::string command = o_.gpu_apps_command;
   if (command.empty() && !chosen.empty() && !find_in_path("nvidia-smi").empty())
     command = "nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits";
-  if (command != "none" && !command.empty() && o_.gpu_jobs > 1) watch_ = std::make_unique<GpuMemoryWatch>(command);
+  if (command != "none" && !command.empty() && o_.gpu_jobs > 1) watch_ = std::make_unique<GpuMemoryWatch>(command, 1.0);
 }
 
 void Batch::prepare_template() {
@@ -1123,6 +1130,7 @@ int Batch::run() {
   if (!o_.merge_only) prepare_template();
   if (const auto saved = previous.find("students"); saved != previous.end() && saved->is_object())
     for (const auto& [id, entry] : saved->items()) student_meta_[id] = entry;  // the kept students'
+  if (o_.merge_only) merge_task_times();
   write_meta();
   announce(submissions.size(), why_no_gpu);
   std::size_t kept_count = 0;
@@ -1131,6 +1139,20 @@ int Batch::run() {
   grade_all(todo);
   if (!o_.task() && !g_interrupted) write_similarity_layout();
   return summarize(kept_count);
+}
+
+// A Slurm array's merge: each task's students' GPUs and times (slurm/times/<task>.json) into
+// batch.json, and into the class's totals.
+void Batch::merge_task_times() {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(o_.out / "slurm" / "times", ec)) {
+    const auto task = nlohmann::json::parse(read_file(e.path()), nullptr, false);
+    if (!task.is_object()) continue;
+    for (const auto& [id, entry] : task.items()) {
+      student_meta_[id] = entry;
+      ledger_.add(stage_times_from_json(entry.value("time", nlohmann::json::object())));
+    }
+  }
 }
 
 void Batch::read_first_architecture() {
@@ -1362,7 +1384,11 @@ int Batch::summarize(std::size_t kept_count) {
   const std::size_t kept = kept_count;
   std::cerr << fmt::format("\ngraded {} submission{} in {}{}: {}\n", total_, total_ == 1 ? "" : "s",
                            format_duration(elapsed), kept ? fmt::format(" (with the {} kept)", kept) : "", summary);
-  std::cerr << "time: " << ledger_.line(elapsed, workers()) << '\n';
+  if (o_.merge_only)  // the tasks ran elsewhere, side by side: their stages, not this merge's wall
+    std::cerr << "time: the Slurm tasks' submissions (batch.json \"students\"): " << ledger_.line(elapsed, workers())
+              << '\n';
+  else
+    std::cerr << "time: " << ledger_.line(elapsed, workers()) << '\n';
   write_meta();
   if (!skipped_.empty()) {
     std::cerr << fmt::format("skipped {} entr{} of the submissions folder (not graded; in results.json):\n",
