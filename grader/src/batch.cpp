@@ -1088,6 +1088,14 @@ void Batch::prepare_gpus() {
 
 void Batch::prepare_template() {
   if (o_.configure_each) return;
+  // The commands are rewritten by path and their outputs' folders made by a shell: a results
+  // folder whose path a shell would split or expand gets CMake's own build per submission.
+  const std::string out = fs::absolute(o_.out).string();
+  if (out.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+@-") != std::string::npos) {
+    std::cerr << "build: a CMake configure per submission (the results folder's path " << out
+              << " holds a character a shell command would need quoted)\n";
+    return;
+  }
   const auto t0 = clock::now();
   BuildTemplate::Options t;
   t.cmake = paths_.cmake;
