@@ -970,9 +970,14 @@ TEST_CASE("resident: only the particles go in, only the results come out", "[res
                  {"d2h_calls", t.d2h_calls}, {"d2d_bytes", t.d2d_bytes}, {"h2d_limit", h2d_limit},
                  {"d2h_limit", d2h_limit}};
     const double layer_bytes = double(w.layer_size) * sizeof(float);
+    r.metrics["uncounted_allocations"] = t.uncounted_allocations;
     if (!wrong.empty()) {
       r.outcome = Outcome::Incorrect;
       r.detail = "the results must be right before the copies are judged: " + wrong;
+    } else if (t.uncounted_allocations > 0) {
+      r.outcome = Outcome::Incorrect;
+      r.detail = t.describe() + ": the layer belongs in device memory (cudaMalloc), with only the particles "
+                                "copied in and the results copied out, each by a copy the grader can count";
     } else if (t.h2d_bytes > h2d_limit) {
       r.outcome = Outcome::Incorrect;
       r.detail = strf("%s; the particles are %.1f KiB and the layer %.1f MiB: the layer must be zeroed on the device "

@@ -56,8 +56,13 @@ std::string amount(std::size_t calls, std::size_t bytes, const char* what) {
 }  // namespace
 
 std::string Transfers::describe() const {
-  return amount(h2d_calls, h2d_bytes, "copies host-to-device") + ", " +
-         amount(d2h_calls, d2h_bytes, "device-to-host") + ", " + amount(d2d_calls, d2d_bytes, "device-to-device");
+  std::string text = amount(h2d_calls, h2d_bytes, "copies host-to-device") + ", " +
+                     amount(d2h_calls, d2h_bytes, "device-to-host") + ", " +
+                     amount(d2d_calls, d2d_bytes, "device-to-device");
+  if (uncounted_allocations > 0)
+    text += ", and " + std::to_string(uncounted_allocations) +
+            " allocation(s) of managed or host-mapped memory, through which transfers cannot be counted";
+  return text;
 }
 
 TransferCount::TransferCount() {
@@ -86,6 +91,13 @@ void count_foreign(const Transfers& t) {
   g_transfers.d2h_calls += t.d2h_calls;
   g_transfers.d2d_bytes += t.d2d_bytes;
   g_transfers.d2d_calls += t.d2d_calls;
+  g_transfers.uncounted_allocations += t.uncounted_allocations;
+}
+
+void record_uncounted() {
+  if (!g_counting.load()) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_transfers.uncounted_allocations;
 }
 
 }  // namespace storm_grading
@@ -140,5 +152,26 @@ cudaError_t __wrap_cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size
                                              cudaMemcpyKind kind, cudaStream_t s) {
   storm_grading::record(dst, nullptr, count, storm_grading::symbol_kind(dst, kind, false));
   return __real_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, s);
+}
+}
+
+// Memory both sides reach without a copy call: allocated as usual, and noted (the transfers check
+// cannot pass with it: what crosses through it is not counted).
+extern "C" {
+cudaError_t __real_cudaMallocManaged(void**, size_t, unsigned int);
+cudaError_t __real_cudaHostAlloc(void**, size_t, unsigned int);
+cudaError_t __real_cudaHostRegister(void*, size_t, unsigned int);
+
+cudaError_t __wrap_cudaMallocManaged(void** ptr, size_t size, unsigned int flags) {
+  storm_grading::record_uncounted();
+  return __real_cudaMallocManaged(ptr, size, flags);
+}
+cudaError_t __wrap_cudaHostAlloc(void** ptr, size_t size, unsigned int flags) {
+  if (flags & cudaHostAllocMapped) storm_grading::record_uncounted();
+  return __real_cudaHostAlloc(ptr, size, flags);
+}
+cudaError_t __wrap_cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  if (flags & cudaHostRegisterMapped) storm_grading::record_uncounted();
+  return __real_cudaHostRegister(ptr, size, flags);
 }
 }
