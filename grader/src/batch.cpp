@@ -167,6 +167,8 @@ private:
   // run()'s stages, in order.
   void read_first_architecture();  // of the build's CMAKE_CUDA_ARCHITECTURES
   void merge_task_times();
+  // lab.toml as a student was graded under: its GPU model's thresholds (batch.json), else the run's.
+  const LabConfig& config_of(const std::string& student) const;
   std::vector<Submission> discover();  // the class's submissions (this task's, in a Slurm task)
   nlohmann::json choose_seed();
   void announce(std::size_t submissions, const std::string& why_no_gpu);  // the header; ncu found
@@ -350,7 +352,7 @@ std::optional<StudentResult> Batch::earlier_result(const std::string& id) {
     // "not run" ones too: they count. A timed case whose threshold changed since is judged
     // again from its kept measurement.
     int rejudged = 0;
-    const std::vector<CaseResult> cases = course::rejudged(all_cases(kept.report), kept.thresholds, config_, &rejudged);
+    const std::vector<CaseResult> cases = course::rejudged(all_cases(kept.report), kept.thresholds, config_of(id), &rejudged);
     if (rejudged > 0)
       std::cerr << fmt::format("{}: {} timed case{} judged again by changed thresholds\n", id, rejudged,
                                rejudged == 1 ? "" : "s");
@@ -1147,6 +1149,13 @@ int Batch::run() {
   grade_all(todo);
   if (!o_.task() && !g_interrupted) write_similarity_layout();
   return summarize(kept_count);
+}
+
+const LabConfig& Batch::config_of(const std::string& student) const {
+  const auto meta = student_meta_.find(student);
+  if (meta == student_meta_.end() || !meta->second.contains("model")) return config_;
+  const auto c = model_configs_.find(meta->second["model"].get<std::string>());
+  return c == model_configs_.end() ? config_ : c->second;
 }
 
 // A Slurm array's merge: each task's students' GPUs and times (slurm/times/<task>.json) into
