@@ -1,5 +1,5 @@
-// Design exploration for all_gpu_privatized's per-thread kernel (not part of the lab; results in
-// kmeans-per-thread-experiment.txt). One launch of the assignment + accumulation kernel on
+// Design exploration for all_gpu_privatized's per-thread kernel (not part of the lab; its results
+// on an H100, 2026-11-21, are quoted in labs/kmeans/README.md, section 12). One launch of the assignment + accumulation kernel on
 // {256,2,16}: 16777216 objects, 2 coordinates, K = 16, objects [numCoords][numObjs] in double.
 // Build and run on a GPU: nvcc -O3 -std=c++17 -arch=sm_90 -o exp docs/measurements/kmeans-per-thread-experiment.cu && ./exp
 //

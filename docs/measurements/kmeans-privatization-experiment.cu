@@ -1,4 +1,5 @@
-// Design exploration for all_gpu_privatized (not part of the lab; results in kmeans-privatization-experiment.txt).
+// Design exploration for all_gpu_privatized (not part of the lab; its results on an H100, 2026-11-21,
+// are quoted in labs/kmeans/README.md, section 11).
 // Build and run on a GPU: nvcc -O3 -std=c++17 -arch=sm_90 -o exp docs/measurements/kmeans-privatization-experiment.cu && ./exp
 #include <cuda_runtime.h>
 #include <cstdio>

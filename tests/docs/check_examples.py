@@ -3,11 +3,11 @@
 of a file that a GPU run wrote under docs/measurements/.
 
 An example is a fenced code block right after a marker line
-    <!-- example: docs/measurements/reports/matmul-tiled-starter.txt -->
+    <!-- example: docs/measurements/examples/matmul-tiled-starter.txt -->
 in the README, docs/ or a handout. Its lines (indentation of the block removed) must appear in
 that file in order and next to each other, except that a line "..." in the example skips any
 number of the file's lines. So an example may show an excerpt, and it cannot drift: when the
-program's output changes, `docs/measurements/reports/regenerate.sh` (one command on a GPU)
+program's output changes, `docs/measurements/examples/regenerate.sh` (one command on a GPU)
 writes the files again, and this check names every example that no longer matches them.
 Prints each stale or broken example as file:line: what, and exits 1 if there is any.
 --self-test plants a stale example and a missing file in a scratch tree and fails unless both
@@ -99,7 +99,7 @@ def check(root):
                 ok, first = matches(body, open(full, encoding='utf-8').read())
                 if not ok:
                     problems.append(f'{rel}:{line}: the example differs from {target} (from the line "{first[:70]}"); '
-                                    'copy it again from that file (docs/measurements/reports/regenerate.sh rewrites them)')
+                                    'copy it again from that file (docs/measurements/examples/regenerate.sh rewrites them)')
     return problems
 
 

@@ -1,6 +1,6 @@
 // Thresholds that follow the machine (grader/src/calibrate/thresholds.hpp), on simulated
 // machines: a GPU with a quarter of the H100's FP32 rate and a third of its bandwidth (and of its
-// host-to-device bandwidth), CPUs twice as fast and twice as slow. The home numbers are the H100 host's (docs/measurements/):
+// host-to-device bandwidth), CPUs twice as fast and twice as slow. The home numbers are the H100 host's (as the handouts quote them):
 // kernel times and sequential baselines. A simulated machine runs each kernel slower by its
 // bound's factor and each baseline by the CPU's; on every one, with the reference measured there
 // or without it (the ceilings alone), the reference must pass with room to spare and a correct

@@ -401,7 +401,7 @@ TEST_CASE("a metric far worse than the reference's is pointed at, in its own dir
     return k;
   };
   // The padded transpose without its padding column, beside the reference's (counts as an H100
-  // measured them at 4096 x 4096: docs/measurements/coalescing-ncu.txt).
+  // measured them at 4096 x 4096: docs/measurements/coalescing-ncu.csv).
   const KernelLaunch mine = launch("transposePaddedKernel",
                                    {{"gpu__time_duration.sum", 500000},  // ns
                                     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 16500186},
