@@ -158,6 +158,7 @@ private:
                                     double timeout_s = 0);
   // The batch's build template (batch/build_template.hpp), configured once; said when it cannot be.
   void prepare_template();
+  bool template_builds_starter(const fs::path& dir, std::string* why);
   void blame_memory_holder(Grading& g);
   // A note for a student's feedback found after its grading (or during): added, files written again.
   void add_note_later(const std::string& student, const std::string& note);
@@ -1088,6 +1089,27 @@ void Batch::prepare_gpus() {
   if (command != "none" && !command.empty() && o_.gpu_jobs > 1) watch_ = std::make_unique<GpuMemoryWatch>(command, 1.0);
 }
 
+// The template proves itself on the starter (which builds as shipped) before any submission uses
+// it: a toolchain whose commands do not survive being run outside Ninja (a response file Ninja
+// writes only while it builds, say) falls back to CMake's own build per submission, instead of
+// failing every student's link.
+bool Batch::template_builds_starter(const fs::path& dir, std::string* why) {
+  Submission starter;
+  starter.student = "(the starter)";
+  Grading g{starter};
+  g.dir = dir;
+  g.src = dir / "src";
+  g.build = dir / "starter-build";
+  fs::remove_all(g.build);
+  fs::create_directories(g.build);
+  // As a submission is built: in the sandbox, with its view.
+  const ProcessResult built = build_from_template(g, "runner-or-program", dir / "starter-build.log");
+  if (built.ok()) return true;
+  *why = "its commands did not build the starter here (" + built.describe() + "; " +
+         (dir / "starter-build.log").string() + "):\n" + tail_of_file(dir / "starter-build.log", 1500);
+  return false;
+}
+
 void Batch::prepare_template() {
   if (o_.configure_each) return;
   // The commands are rewritten by path and their outputs' folders made by a shell: a results
@@ -1116,6 +1138,7 @@ void Batch::prepare_template() {
     template_.reset();
     why = "the batch project has neither a runner nor a grade-submission target";
   }
+  if (template_ && !template_builds_starter(t.dir, &why)) template_.reset();
   if (template_)
     std::cerr << fmt::format("build: configured once for the batch in {:.1f} s ({}), each submission compiled and "
                              "linked by its commands\n", seconds_since(t0), t.dir.string());
