@@ -85,6 +85,7 @@ struct PhaseAttempt {
 
 // One submission as it is graded: its folders, its result so far and where its time went.
 struct Grading {
+  explicit Grading(const Submission& submission) : s(submission) {}
   const Submission& s;
   StudentResult r;
   std::filesystem::path dir, src, build, run;

@@ -206,11 +206,15 @@ grep -qE "matmul\.cu.*error|error.*matmul\.cu" "$work/results/work/broken/compil
 field missing "missing file" || fail "the submission without matmul.cu is not 'missing file'"
 # The reference's build used this build's libraries: the fetched ones built in its _deps/, or the
 # prefix's packages.
+# Its link line is in its own build.ninja (a configure of its own) or in the script the batch's
+# build template wrote for it (build-<target>.sh: the template's commands, its folders swapped).
 sub=$work/results/work/good/build
+commands=$(ls "$sub"/build.ninja "$sub"/build-*.sh 2>/dev/null || true)
+[ -n "$commands" ] || fail "the submission's build left neither build.ninja nor a build script in $sub"
 if [ "$mode" = fetchcontent ]; then
-  grep -q "$build/_deps/fmt-build/" "$sub/build.ninja" || fail "the submission did not link the fetched fmt of $build/_deps"
+  grep -q "$build/_deps/fmt-build/" $commands || fail "the submission did not link the fetched fmt of $build/_deps"
 else
-  grep -qE "$work/prefix/usr/lib/[^ ]*libfmt\.so" "$sub/build.ninja" ||
-    fail "the submission did not link the prefix's libfmt: $(grep -oE '[^ ]*libfmt[^ ]*' "$sub/build.ninja" | sort -u)"
+  grep -qE "$work/prefix/usr/lib/[^ ]*libfmt\.so" $commands ||
+    fail "the submission did not link the prefix's libfmt: $(grep -ohE '[^ ]*libfmt[^ ]*' $commands | sort -u)"
 fi
 echo "without root ($mode): configured in ${configured} s, built in ${built} s, graded 3 submissions in ${graded} s"
