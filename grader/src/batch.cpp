@@ -1083,7 +1083,7 @@ void Batch::prepare_gpus() {
   }
   // Without a GPU (--build-only, the CPU tests' --run-without-gpu) one slot stands for the GPU:
   // its gate still orders the runs, and no CUDA_VISIBLE_DEVICES is set.
-  pool_ = std::make_unique<GpuPool>(chosen.empty() ? std::vector<GpuSlot>{GpuSlot{0, "", ""}} : chosen, o_.gpu_jobs);
+  pool_ = std::make_unique<GpuPool>(chosen.empty() ? std::vector<GpuSlot>{GpuSlot{}} : chosen, o_.gpu_jobs);
   std::string command = o_.gpu_apps_command;
   if (command.empty() && !chosen.empty() && !find_in_path("nvidia-smi").empty())
     command = "nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits";
