@@ -26,8 +26,13 @@ const std::string kH100 = "NVIDIA H100 80GB HBM3 (132 SMs)", kH200 = "NVIDIA H20
 
 std::vector<GpuSlot> fake_gpus(const std::vector<std::string>& models) {
   std::vector<GpuSlot> gpus;
-  for (std::size_t i = 0; i < models.size(); ++i)
-    gpus.push_back({static_cast<int>(i), std::to_string(i), models[i]});
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    GpuSlot slot;
+    slot.ordinal = static_cast<int>(i);
+    slot.visible = std::to_string(i);
+    slot.model = models[i];
+    gpus.push_back(slot);
+  }
   return gpus;
 }
 

@@ -48,9 +48,8 @@ using product_grading::Values;
 // register_2d takes its float4 path) but whose M, N and K are multiples of no tile, so the
 // vector loads and stores meet the edges.
 const Shape kShapes[] = {
-    {1, 1, 1},       {16, 16, 16},   {32, 32, 32},     {33, 17, 45},      {127, 131, 137},
-    {1, 300, 7},     {300, 1, 5},    {64, 48, 1},      {128, 128, 8},     {100, 132, 68},
-    {129, 260, 36},  {512, 384, 257}, {1024, 768, 1000},
+    {1, 1, 1},   {16, 16, 16},  {32, 32, 32},   {33, 17, 45},   {127, 131, 137}, {1, 300, 7},       {300, 1, 5},
+    {64, 48, 1}, {128, 128, 8}, {100, 132, 68}, {129, 260, 36}, {512, 384, 257}, {1024, 768, 1000},
 };
 
 // N and K are multiples of 4, but every pointer is moved 4 bytes off its 16-byte alignment: a
@@ -78,10 +77,11 @@ void check_correctness(const std::string& exercise, const std::string& prefix, c
     if (large && grading::fewer_cases()) continue;
     for (Values v : {Values::SmallIntegers, Values::Floats}) {
       for (int repeat = 0; repeat < (large || grading::fewer_cases() ? 1 : 2); ++repeat) {
-        const std::string name = prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") +
-                                 (repeat ? " #2" : "");
-        GRADE_CASE(exercise, "correctness", name,
-                   [&](CaseResult& r) { run_once(s, {v, std::uint64_t(repeat)}, launch, 0, r); });
+        const std::string name =
+            prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") + (repeat ? " #2" : "");
+        GRADE_CASE(exercise, "correctness", name, [&](CaseResult& r) {
+          run_once(s, {v, std::uint64_t(repeat)}, launch, 0, r);
+        });
       }
     }
   }
@@ -120,29 +120,7 @@ std::string wrong_calls_detail(const Measured& m) { return m.wrong_calls_detail(
 
 // Speedup over the sequential baseline, at performance.size.
 void speedup_verdict(const Measured& m, double min_speedup, CaseResult& r) {
-  const Shape s = perf_shape();
-  const double base = baseline_ms();
-  const double med = m.timing.ms.median;
-  const double speedup = base / med;
-  r.metrics = {{"M", s.M},           {"N", s.N},
-               {"K", s.K},           {"median_ms", med},
-               {"min_ms", m.timing.ms.min}, {"cv", m.timing.ms.robust_cv},
-               {"runs", m.timing.ms.count}, {"gflops", gflops(s, med)},
-               {"baseline_ms", base}, {"speedup", speedup},
-               {"min_speedup", min_speedup}};
-  if (m.wrong_calls > 0) {
-    r.outcome = Outcome::Incorrect;
-    r.detail = wrong_calls_detail(m);
-  } else if (speedup >= min_speedup) {
-    r.outcome = Outcome::Passed;
-  } else {
-    r.outcome = Outcome::TooSlow;
-    std::ostringstream d;
-    d.precision(3);
-    d << "median " << med << " ms is " << speedup << "x the sequential baseline (" << base << " ms); needs "
-      << min_speedup << "x, i.e. at most " << base / min_speedup << " ms";
-    r.detail = d.str();
-  }
+  product_grading::speedup_verdict(perf_shape(), m, baseline_ms(), min_speedup, r);
 }
 
 const Launcher tiled32 = [](const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t s) {
@@ -163,12 +141,11 @@ void over_tiled_verdict(const Measured& m, double min_ratio, CaseResult& r) {
   if (t.wrong_calls > 0) throw std::runtime_error("internal: the grader's tiled kernel gave a wrong result");
   const double med = m.timing.ms.median, tiled_ms = t.timing.ms.median;
   const double ratio = tiled_ms / med;
-  r.metrics = {{"M", s.M},          {"N", s.N},
-               {"K", s.K},          {"median_ms", med},
-               {"min_ms", m.timing.ms.min}, {"cv", m.timing.ms.robust_cv},
-               {"runs", m.timing.ms.count}, {"gflops", gflops(s, med)},
-               {"tiled_ms", tiled_ms}, {"tiled_gflops", gflops(s, tiled_ms)},
-               {"ratio", ratio},      {"min_ratio", min_ratio}};  // the report prints "4.57x (needs >= 3.40x)"
+  r.metrics = product_grading::timing_metrics(s, m);
+  r.metrics["tiled_ms"] = tiled_ms;
+  r.metrics["tiled_gflops"] = gflops(s, tiled_ms);
+  r.metrics["ratio"] = ratio;  // the report prints "4.57x (needs >= 3.40x)"
+  r.metrics["min_ratio"] = min_ratio;
   if (m.wrong_calls > 0) {
     r.outcome = Outcome::Incorrect;
     r.detail = wrong_calls_detail(m);
@@ -187,8 +164,8 @@ void over_tiled_verdict(const Measured& m, double min_ratio, CaseResult& r) {
 // The two performance cases of one launcher: over the sequential baseline, over tiled.
 void check_performance(const std::string& exercise, const std::string& prefix, const Launcher& launch) {
   GRADE_CASE(exercise, "performance", prefix + perf_shape().str() + " vs sequential", [&](CaseResult& r) {
-    speedup_verdict(measure(exercise, launch, perf_shape()), grading::threshold("exercises." + exercise + ".min_speedup"),
-                    r);
+    speedup_verdict(measure(exercise, launch, perf_shape()),
+                    grading::threshold("exercises." + exercise + ".min_speedup"), r);
   });
   GRADE_CASE(exercise, "performance", prefix + relative_shape().str() + " vs tiled 32", [&](CaseResult& r) {
     over_tiled_verdict(measure(exercise, launch, relative_shape()),
@@ -245,8 +222,9 @@ TEST_CASE("register_2d: loads with float4", "[register_2d][static]") {
       r.outcome = Outcome::Passed;
     } else {
       r.outcome = Outcome::Incorrect;
-      r.detail = "register_2d.cu never uses float4 (comments do not count): the exercise asks for 16-byte "
-                 "vector loads where the alignment allows them";
+      r.detail =
+          "register_2d.cu never uses float4 (comments do not count): the exercise asks for 16-byte "
+          "vector loads where the alignment allows them";
     }
   });
 }

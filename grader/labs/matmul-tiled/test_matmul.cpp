@@ -25,8 +25,8 @@ using product_grading::Values;
 // Awkward shapes on purpose: 1x1, exact tiles, sizes that are not multiples of 16 or 32,
 // rectangular and degenerate (a single row, a single column, K = 1), primes, and one large size.
 const Shape kShapes[] = {
-    {1, 1, 1},     {16, 16, 16},    {32, 32, 32},     {33, 17, 45},   {127, 131, 137},
-    {1, 300, 7},   {300, 1, 5},     {64, 48, 1},      {512, 384, 257}, {1024, 768, 1000},
+    {1, 1, 1},   {16, 16, 16}, {32, 32, 32}, {33, 17, 45},    {127, 131, 137},
+    {1, 300, 7}, {300, 1, 5},  {64, 48, 1},  {512, 384, 257}, {1024, 768, 1000},
 };
 
 void run_once(const Shape& s, Draw draw, const Launcher& launch, CaseResult& r) {
@@ -47,10 +47,11 @@ void check_correctness(const std::string& exercise, const std::string& prefix, c
     if (large && grading::fewer_cases()) continue;
     for (Values v : {Values::SmallIntegers, Values::Floats}) {
       for (int repeat = 0; repeat < (large || grading::fewer_cases() ? 1 : 2); ++repeat) {
-        const std::string name = prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") +
-                                 (repeat ? " #2" : "");
-        GRADE_CASE(exercise, "correctness", name,
-                   [&](CaseResult& r) { run_once(s, {v, std::uint64_t(repeat)}, launch, r); });
+        const std::string name =
+            prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") + (repeat ? " #2" : "");
+        GRADE_CASE(exercise, "correctness", name, [&](CaseResult& r) {
+          run_once(s, {v, std::uint64_t(repeat)}, launch, r);
+        });
       }
     }
   }
@@ -76,31 +77,9 @@ Measured measure(const std::string& exercise, const Launcher& launch) {
 
 double baseline_ms() { return product_grading::baseline_ms("matmul-tiled", perf_shape()); }
 
-// Grades a measured kernel against its speedup threshold; fills the case's metrics.
+// Grades a measured kernel against its speedup threshold at performance.size.
 void speedup_verdict(const Measured& m, double min_speedup, CaseResult& r) {
-  const Shape s = perf_shape();
-  const double base = baseline_ms();
-  const double med = m.timing.ms.median;
-  const double speedup = base / med;
-  r.metrics = {{"M", s.M},           {"N", s.N},
-               {"K", s.K},           {"median_ms", med},
-               {"min_ms", m.timing.ms.min}, {"cv", m.timing.ms.robust_cv},
-               {"runs", m.timing.ms.count}, {"gflops", product_grading::gflops(s, med)},
-               {"baseline_ms", base}, {"speedup", speedup},
-               {"min_speedup", min_speedup}};
-  std::ostringstream detail;
-  if (m.wrong_calls > 0) {
-    r.outcome = Outcome::Incorrect;
-    detail << m.wrong_calls_detail();
-  } else if (speedup >= min_speedup) {
-    r.outcome = Outcome::Passed;
-  } else {
-    r.outcome = Outcome::TooSlow;
-    detail.precision(3);
-    detail << "median " << med << " ms is " << speedup << "x the sequential baseline (" << base
-           << " ms); needs " << min_speedup << "x, i.e. at most " << base / min_speedup << " ms";
-  }
-  r.detail = detail.str();
+  product_grading::speedup_verdict(perf_shape(), m, baseline_ms(), min_speedup, r);
 }
 
 const Launcher naive = [](const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t s) {
@@ -152,8 +131,9 @@ TEST_CASE("tiled: stages tiles in shared memory", "[tiled][static]") {
       r.detail = "no definition of tiledKernel found in matmul.cu (keep the starter's kernel name)";
     } else if (!grader::code_uses(body, "__shared__")) {
       r.outcome = Outcome::Incorrect;
-      r.detail = "neither tiledKernel nor a function it calls declares a __shared__ array: the tiles Mds and Nds "
-                 "belong in shared memory";
+      r.detail =
+          "neither tiledKernel nor a function it calls declares a __shared__ array: the tiles Mds and Nds "
+          "belong in shared memory";
     } else {
       r.outcome = Outcome::Passed;
     }
@@ -175,8 +155,10 @@ TEST_CASE("tiled: speedup over the sequential baseline and over naive", "[tiled]
     if (!tiled32) throw std::runtime_error("tile 32 could not be timed");
     const Measured& n = naive_measured();
     const double ratio = n.timing.ms.median / tiled32->timing.ms.median;
-    r.metrics = {{"naive_ms", n.timing.ms.median}, {"tiled_ms", tiled32->timing.ms.median},
-                 {"ratio", ratio}, {"min_ratio", min_ratio}};
+    r.metrics = {{"naive_ms", n.timing.ms.median},
+                 {"tiled_ms", tiled32->timing.ms.median},
+                 {"ratio", ratio},
+                 {"min_ratio", min_ratio}};
     if (n.wrong_calls > 0 || tiled32->wrong_calls > 0) {
       r.outcome = Outcome::Incorrect;
       r.detail = "both naive and tiled must be correct before their times can be compared";
@@ -186,8 +168,8 @@ TEST_CASE("tiled: speedup over the sequential baseline and over naive", "[tiled]
       r.outcome = Outcome::TooSlow;
       std::ostringstream d;
       d.precision(3);
-      d << "tiled (32) takes " << tiled32->timing.ms.median << " ms, naive " << n.timing.ms.median
-        << " ms: " << ratio << "x; needs " << min_ratio << "x";
+      d << "tiled (32) takes " << tiled32->timing.ms.median << " ms, naive " << n.timing.ms.median << " ms: " << ratio
+        << "x; needs " << min_ratio << "x";
       r.detail = d.str();
     }
   });
@@ -217,7 +199,9 @@ void leaderboard_case(const std::string& exercise, const Launcher& launch) {
 }  // namespace
 
 TEST_CASE("naive: leaderboard timing", "[naive][leaderboard][.]") { leaderboard_case("naive", naive); }
-TEST_CASE("tiled: leaderboard timing (TILE_WIDTH 32)", "[tiled][leaderboard][.]") { leaderboard_case("tiled", tiled(32)); }
+TEST_CASE("tiled: leaderboard timing (TILE_WIDTH 32)", "[tiled][leaderboard][.]") {
+  leaderboard_case("tiled", tiled(32));
+}
 
 // The sequential baseline alone (hidden: `grader calibrate` runs it where there is no reference
 // solution to time, to learn this CPU's speed; the time lands in the baseline cache).

@@ -36,7 +36,8 @@ std::pair<std::uint64_t, std::uint64_t> input_seeds(const Shape& s, Draw d) {
 // running sum of order sqrt(K), so K * FLT_EPSILON bounds the error in any order of summation,
 // while a dropped or repeated product is off by about 0.3.
 workbook::Tolerance tolerance(const Shape& s, Values v) {
-  return v == Values::SmallIntegers ? workbook::Tolerance::exact() : workbook::Tolerance{s.K * double(FLT_EPSILON), 1e-5};
+  return v == Values::SmallIntegers ? workbook::Tolerance::exact()
+                                    : workbook::Tolerance{s.K * double(FLT_EPSILON), 1e-5};
 }
 
 // A, B and C of one shape on the device, `offset` floats into guarded allocations (NaN around
@@ -47,8 +48,13 @@ workbook::Tolerance tolerance(const Shape& s, Values v) {
 class DeviceCase {
 public:
   DeviceCase(const Shape& s, int offset)
-      : s_(s), offset_(offset), A_(std::size_t(s.M) * s.K + offset), B_(std::size_t(s.K) * s.N + offset),
-        C_(std::size_t(s.M) * s.N + offset), A_drawn_(std::size_t(s.M) * s.K), B_drawn_(std::size_t(s.K) * s.N),
+      : s_(s),
+        offset_(offset),
+        A_(std::size_t(s.M) * s.K + offset),
+        B_(std::size_t(s.K) * s.N + offset),
+        C_(std::size_t(s.M) * s.N + offset),
+        A_drawn_(std::size_t(s.M) * s.K),
+        B_drawn_(std::size_t(s.K) * s.N),
         E_(std::size_t(s.M) * s.N) {}
 
   float* a() { return A_.data() + offset_; }
@@ -114,8 +120,9 @@ std::string describe_wrong(const workbook::Comparison& cmp, const std::string& e
   if (cmp.nothing_written())
     detail += "; nothing was written to C: see the TODO(" + exercise + ") steps in " + file;
   else if (!cmp.first_unwritten && std::isnan(cmp.got))
-    detail += "; A and B hold NaN just past their ends: a load of an element outside the matrix (a tile that "
-              "overhangs the edge) needs the same bounds check as the store, and 0 in its place";
+    detail +=
+        "; A and B hold NaN just past their ends: a load of an element outside the matrix (a tile that "
+        "overhangs the edge) needs the same bounds check as the store, and 0 in its place";
   return detail;
 }
 
@@ -159,7 +166,9 @@ Measured measure(const Shape& s, const Launcher& launch, const std::string& exer
   std::uint64_t call = 0;
   m.timing = workbook::time_gpu(
       stream, [&] { launch(dc.a(), dc.b(), dc.c(), s.M, s.N, s.K, stream); },
-      [&] { dc.draw({Values::Floats, 16 + call++}, stream); },  // 0 and 1 are the correctness cases'
+      [&] {
+        dc.draw({Values::Floats, 16 + call++}, stream);
+      },  // 0 and 1 are the correctness cases'
       [&] {
         const auto cmp = dc.compare(stream);
         if (!cmp.ok() && m.wrong_calls++ == 0) m.first_wrong = describe_wrong(cmp, exercise, file);
@@ -170,6 +179,32 @@ Measured measure(const Shape& s, const Launcher& launch, const std::string& exer
 
 double gflops(const Shape& s, double ms) { return 2.0 * s.M * s.N * s.K / (ms * 1e-3) / 1e9; }
 
+nlohmann::json timing_metrics(const Shape& s, const Measured& m) {
+  const auto& t = m.timing.ms;
+  return {{"M", s.M},        {"N", s.N},          {"K", s.K},        {"median_ms", t.median},
+          {"min_ms", t.min}, {"cv", t.robust_cv}, {"runs", t.count}, {"gflops", gflops(s, t.median)}};
+}
+
+void speedup_verdict(const Shape& s, const Measured& m, double base_ms, double min_speedup, grader::CaseResult& r) {
+  const double med = m.timing.ms.median, speedup = base_ms / med;
+  r.metrics = timing_metrics(s, m);
+  r.metrics["baseline_ms"] = base_ms;
+  r.metrics["speedup"] = speedup;
+  r.metrics["min_speedup"] = min_speedup;
+  if (m.wrong_calls > 0) {
+    r.outcome = Outcome::Incorrect;
+    r.detail = m.wrong_calls_detail();
+  } else if (speedup >= min_speedup) {
+    r.outcome = Outcome::Passed;
+  } else {
+    r.outcome = Outcome::TooSlow;
+    r.detail = fmt::format(
+        "median {:.3g} ms is {:.3g}x the sequential baseline ({:.3g} ms); needs {:.3g}x, i.e. at most "
+        "{:.3g} ms",
+        med, speedup, base_ms, min_speedup, base_ms / min_speedup);
+  }
+}
+
 double baseline_ms(const std::string& lab, const Shape& s) {
   const auto t = grader::cached_baseline(
       lab + "/sequential/" + s.str(),
@@ -178,7 +213,8 @@ double baseline_ms(const std::string& lab, const Shape& s) {
         const auto A = workbook::random_floats(std::size_t(s.M) * s.K, seed_a);
         const auto B = workbook::random_floats(std::size_t(s.K) * s.N, seed_b);
         std::vector<float> C(std::size_t(s.M) * s.N);
-        const auto timing = workbook::time_host([&] { sequential(A.data(), B.data(), C.data(), s.M, s.N, s.K); }, 3, 10.0);
+        const auto timing =
+            workbook::time_host([&] { sequential(A.data(), B.data(), C.data(), s.M, s.N, s.K); }, 3, 10.0);
         return grader::BaselineTime{timing.ms.median, timing.ms.min, timing.ms.cv, timing.ms.count, false};
       },
       [](const std::string& msg) { std::cout << "  " << msg << std::endl; });

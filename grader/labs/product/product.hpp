@@ -14,6 +14,7 @@
 #include "workbook/timer.hpp"
 
 #include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -60,6 +61,14 @@ struct Measured {
 Measured measure(const Shape& s, const Launcher& launch, const std::string& exercise, const std::string& file);
 
 double gflops(const Shape& s, double ms);
+
+// A timed case's numbers: the shape, median, min, robust CV, runs and GFLOP/s (the report and the
+// JSON read them).
+nlohmann::json timing_metrics(const Shape& s, const Measured& m);
+
+// The verdict of a speedup over the sequential baseline (base_ms at s): incorrect when any call
+// was wrong, too slow under min_speedup, with the metrics and the detail a student reads.
+void speedup_verdict(const Shape& s, const Measured& m, double base_ms, double min_speedup, grader::CaseResult& r);
 
 // The sequential baseline's median at s, cached per machine under "<lab>/sequential/<MxNxK>".
 double baseline_ms(const std::string& lab, const Shape& s);
