@@ -13,8 +13,7 @@ bool is_poison(float x) {
   return bits == 0xFFFFFFFFu;
 }
 
-Comparison compare(const float* got, const double* expected, std::size_t rows, std::size_t cols,
-                   Tolerance tol) {
+Comparison compare(const float* got, const double* expected, std::size_t rows, std::size_t cols, Tolerance tol) {
   Comparison c;
   c.checked = rows * cols;
   for (std::size_t i = 0; i < c.checked; ++i) {
@@ -48,8 +47,10 @@ std::string Comparison::describe(const std::string& name) const {
   }
   out.precision(9);
   out << name << '[' << row << "][" << col << "]: expected " << expected << ", got " << got;
-  if (first_unwritten) out << " (never written)";
-  else if (std::isnan(got)) out << " (" << kComputedNan << ")";
+  if (first_unwritten)
+    out << " (never written)";
+  else if (std::isnan(got))
+    out << " (" << kComputedNan << ")";
   out << "; " << wrong << " of " << checked << " elements wrong";
   return out.str();
 }

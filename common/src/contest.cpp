@@ -14,9 +14,10 @@ namespace workbook {
 std::string judge_call(const CallMeasure& m, const ContestOptions& o) {
   if (!m.wrong.empty()) return "wrong result: " + m.wrong;
   if (m.threads_after > m.threads_before && m.threads_before > 0)
-    return fmt::format("the process has {} threads, {} when timing began: the submission starts threads "
-                       "(work outside the timed call)",
-                       m.threads_after, m.threads_before);
+    return fmt::format(
+        "the process has {} threads, {} when timing began: the submission starts threads "
+        "(work outside the timed call)",
+        m.threads_after, m.threads_before);
   if (o.host_timed) return "";
   // A call run in another process is timed on the host from the moment it is sent until its
   // work is done: host work, computing the results on the CPU included, is inside that time, so
@@ -24,12 +25,12 @@ std::string judge_call(const CallMeasure& m, const ContestOptions& o) {
   // own threads in that process cost CPU time of their own).
   if (m.foreign) return "";
   if (m.cpu_ms > m.host_ms * o.cpu_ratio + o.cpu_slack_ms)
-    return fmt::format("{:.3f} ms of CPU time in a {:.3f} ms call: results computed on the host", m.cpu_ms,
-                       m.host_ms);
+    return fmt::format("{:.3f} ms of CPU time in a {:.3f} ms call: results computed on the host", m.cpu_ms, m.host_ms);
   if (m.host_ms > m.event_ms * (1 + o.host_slack_ratio) + o.host_slack_ms)
-    return fmt::format("{:.3f} ms until the device was idle, but {:.3f} ms on the timed stream: work on "
-                       "another stream escapes the timed window",
-                       m.host_ms, m.event_ms);
+    return fmt::format(
+        "{:.3f} ms until the device was idle, but {:.3f} ms on the timed stream: work on "
+        "another stream escapes the timed window",
+        m.host_ms, m.event_ms);
   return "";
 }
 
@@ -91,7 +92,8 @@ ContestResult time_contest(cudaStream_t stream, const std::function<void(int)>& 
     m.wrong = check(i);
     const std::string why = judge_call(m, o);
     if (!why.empty() && result.invalid.empty())
-      result.invalid = fmt::format("{} call {}: {}", i < o.warmup ? "warm-up" : "timed", i < o.warmup ? i + 1 : i - o.warmup + 1, why);
+      result.invalid = fmt::format("{} call {}: {}", i < o.warmup ? "warm-up" : "timed",
+                                   i < o.warmup ? i + 1 : i - o.warmup + 1, why);
     if (i >= o.warmup) result.samples.push_back(o.host_timed ? m.host_ms : m.event_ms);
     result.calls.push_back(m);
   }

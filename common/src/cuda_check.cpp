@@ -24,8 +24,8 @@ bool CudaError::is_sticky(cudaError_t code) noexcept {
 
 std::string cuda_error_message(cudaError_t code, const char* call, const char* file, int line) {
   std::ostringstream out;
-  out << call << " failed: " << cudaGetErrorString(code) << " (" << cudaGetErrorName(code) << ") at "
-      << file << ':' << line;
+  out << call << " failed: " << cudaGetErrorString(code) << " (" << cudaGetErrorName(code) << ") at " << file << ':'
+      << line;
   return out.str();
 }
 

@@ -18,8 +18,9 @@ int device_count(std::string* why_none) {
     // to update a driver that is not there.
     if (why_none && (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) &&
         !std::filesystem::exists("/proc/driver/nvidia/version"))
-      *why_none = "no NVIDIA driver is loaded on this machine (no /proc/driver/nvidia), so it has no usable NVIDIA GPU (" +
-                  *why_none + ")";
+      *why_none =
+          "no NVIDIA driver is loaded on this machine (no /proc/driver/nvidia), so it has no usable NVIDIA GPU (" +
+          *why_none + ")";
     cudaGetLastError();  // clear it: not having a GPU is not an error worth keeping
     return 0;
   }
@@ -80,9 +81,11 @@ std::string format_device(const DeviceInfo& d) {
     return o;
   };
   o << "Device " << d.index << ": \"" << d.name << "\"\n";
-  row("CUDA Driver Version / Runtime Version") << version(d.driver_version) << " / " << version(d.runtime_version) << '\n';
+  row("CUDA Driver Version / Runtime Version")
+      << version(d.driver_version) << " / " << version(d.runtime_version) << '\n';
   row("CUDA Capability Major/Minor version number:") << d.cc_major << '.' << d.cc_minor << '\n';
-  row("Total amount of global memory:") << (d.global_memory_bytes >> 20) << " MBytes (" << d.global_memory_bytes << " bytes)\n";
+  row("Total amount of global memory:") << (d.global_memory_bytes >> 20) << " MBytes (" << d.global_memory_bytes
+                                        << " bytes)\n";
   row("Multiprocessors:") << d.multiprocessors << '\n';
   row("GPU Max Clock rate:") << d.sm_clock_khz / 1000 << " MHz\n";
   row("Memory Clock rate:") << d.memory_clock_khz / 1000 << " MHz\n";
@@ -90,14 +93,18 @@ std::string format_device(const DeviceInfo& d) {
   o.precision(0);
   row("Peak memory bandwidth (theoretical):") << std::fixed << d.peak_bandwidth_gbs() << " GB/s\n";
   row("L2 Cache Size:") << d.l2_bytes << " bytes\n";
-  row("Shared memory per block / opt-in / per SM:") << d.shared_per_block << " / " << d.shared_per_block_optin << " / " << d.shared_per_sm << " bytes\n";
+  row("Shared memory per block / opt-in / per SM:")
+      << d.shared_per_block << " / " << d.shared_per_block_optin << " / " << d.shared_per_sm << " bytes\n";
   row("Registers available per block:") << d.registers_per_block << '\n';
   row("Warp size:") << d.warp_size << '\n';
   row("Maximum number of threads per multiprocessor:") << d.max_threads_per_sm << '\n';
   row("Maximum number of threads per block:") << d.max_threads_per_block << '\n';
-  row("Max dimension size of a thread block (x,y,z):") << '(' << d.max_block_dim[0] << ", " << d.max_block_dim[1] << ", " << d.max_block_dim[2] << ")\n";
-  row("Max dimension size of a grid size (x,y,z):") << '(' << d.max_grid_dim[0] << ", " << d.max_grid_dim[1] << ", " << d.max_grid_dim[2] << ")\n";
-  row("Concurrent copy and kernel execution:") << (d.async_engines > 0 ? "Yes" : "No") << " with " << d.async_engines << " copy engine(s)\n";
+  row("Max dimension size of a thread block (x,y,z):")
+      << '(' << d.max_block_dim[0] << ", " << d.max_block_dim[1] << ", " << d.max_block_dim[2] << ")\n";
+  row("Max dimension size of a grid size (x,y,z):")
+      << '(' << d.max_grid_dim[0] << ", " << d.max_grid_dim[1] << ", " << d.max_grid_dim[2] << ")\n";
+  row("Concurrent copy and kernel execution:")
+      << (d.async_engines > 0 ? "Yes" : "No") << " with " << d.async_engines << " copy engine(s)\n";
   row("Device has ECC support:") << (d.ecc ? "Enabled" : "Disabled") << '\n';
   return o.str();
 }

@@ -42,10 +42,11 @@ std::string escaped_work(const std::vector<double>& tails_ms, const std::vector<
   if (tails_ms.empty() || calls_ms.empty()) return "";
   const double tail = median(tails_ms), call = median(calls_ms);
   if (tail <= std::max(0.1, 0.25 * call)) return "";
-  return fmt::format("the GPU kept working {:.3f} ms (median) after the call's stream was done, which took {:.3f} ms: "
-                     "some of the work ran on another stream, which the timing cannot see. Launch every kernel and "
-                     "copy on the stream you are given",
-                     tail, call);
+  return fmt::format(
+      "the GPU kept working {:.3f} ms (median) after the call's stream was done, which took {:.3f} ms: "
+      "some of the work ran on another stream, which the timing cannot see. Launch every kernel and "
+      "copy on the stream you are given",
+      tail, call);
 }
 
 EventPair::EventPair() {
@@ -63,9 +64,8 @@ void L2Flusher::flush(cudaStream_t stream) {
   if (buffer_.size() > 0) CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0, buffer_.bytes(), stream));
 }
 
-Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
-                const std::function<void()>& before, const std::function<void()>& after,
-                const TimingOptions& options) {
+Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const std::function<void()>& before,
+                const std::function<void()>& after, const TimingOptions& options) {
   using clock = std::chrono::steady_clock;
   L2Flusher flusher;
   EventPair events;
@@ -81,8 +81,8 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
   }
 
   Timing timing;
-  std::vector<double> tails;  // per call: how long the device stayed busy after the stream was done
-  bool foreign = false;       // the calls ran in another process, which timed them (ForeignCall)
+  std::vector<double> tails;          // per call: how long the device stayed busy after the stream was done
+  bool foreign = false;               // the calls ran in another process, which timed them (ForeignCall)
   std::vector<double> foreign_tails;  // per call: that process's GPU busy after the call's stream was done
   const auto started = clock::now();
   for (int run = 0; run < options.max_runs; ++run) {
@@ -126,12 +126,14 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
   // of the host cannot accuse correct code.
   // Calls run in another process have the same test on that process's tail (escaped_work).
   if (foreign)
-    if (const std::string why = escaped_work(foreign_tails, timing.samples); !why.empty()) throw std::runtime_error(why);
+    if (const std::string why = escaped_work(foreign_tails, timing.samples); !why.empty())
+      throw std::runtime_error(why);
   const double tail = median(tails);
   if (!foreign && tail > 0.05 && tail > timing.ms.median)
     throw std::runtime_error(
         "the GPU kept working " + std::to_string(tail) + " ms after the timed stream had finished (" +
-        std::to_string(timing.ms.median) + " ms): some of the work ran on another stream, which the timing "
+        std::to_string(timing.ms.median) +
+        " ms): some of the work ran on another stream, which the timing "
         "cannot see. Launch every kernel on the stream you are given (kernel<<<grid, block, shared, stream>>>; "
         "without it, the launch goes to the default stream)");
   return timing;

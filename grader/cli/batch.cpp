@@ -27,7 +27,8 @@ struct BatchCommand {
 void add_input_options(CLI::App* b, BatchCommand& o) {
   b->add_option("lab", o.batch.lab, "The lab the submissions are for")->required();
   b->add_option("submissions", o.batch.submissions, "Folder of submissions, named by student id")
-      ->required()->check(CLI::ExistingDirectory);
+      ->required()
+      ->check(CLI::ExistingDirectory);
   b->add_option("-o,--output", o.batch.out, "Results folder (gradebook.csv, results.json, feedback/ ...)")->required();
   b->add_option("--config", o.batch.overrides, "Override file(s): the course's points and thresholds")
       ->check(CLI::ExistingFile);
@@ -41,7 +42,8 @@ void add_input_options(CLI::App* b, BatchCommand& o) {
   b->add_option("--from", o.batch.from,
                 "How the submissions folder is laid out: folders (one per student id), or a Canvas, "
                 "Moodle or Gradescope download as it comes")
-      ->capture_default_str()->check(CLI::IsMember({"folders", "canvas", "moodle", "gradescope"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"folders", "canvas", "moodle", "gradescope"}));
   b->add_option("--times", o.batch.times,
                 "CSV of submission times (columns id, submitted_at) for the course config's [deadline]")
       ->check(CLI::ExistingFile);
@@ -53,7 +55,8 @@ void add_input_options(CLI::App* b, BatchCommand& o) {
               "reference's (needs ncu and counters the sandbox may read)");
   b->add_option("--feedback-profile-time", o.batch.feedback_profile_s,
                 "With --feedback-profile: seconds of profiling at most per submission")
-      ->capture_default_str()->check(positive());
+      ->capture_default_str()
+      ->check(positive());
 }
 
 // How the machine is used: builds, GPUs, limits, the sandbox.
@@ -66,19 +69,24 @@ void add_machine_options(CLI::App* b, BatchCommand& o) {
   b->add_option("-j,--jobs", o.batch.jobs, "Submissions prepared and built at once (default: CPU count)")
       ->check(CLI::Range(1, 4096));
   b->add_option("--gpu-jobs", o.batch.gpu_jobs, "Correctness runs on each GPU at once; timed runs are always alone")
-      ->capture_default_str()->check(CLI::Range(1, 256));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   b->add_option("--gpus", o.batch.gpus, "The GPUs to grade on: all (default), or e.g. 0,2 or 0-3 ('grader devices')");
   b->add_option("--gpu-apps-command", o.batch.gpu_apps_command,
                 "(testing) the command listing GPU processes as pid,MiB lines (default: nvidia-smi); none: off")
       ->group("");
   b->add_flag("--configure-each", o.batch.configure_each,
-              "(testing) configure CMake for each submission instead of once for the batch")->group("");
+              "(testing) configure CMake for each submission instead of once for the batch")
+      ->group("");
   b->add_option("--timeout", o.run_timeout, "Seconds per test phase (default: lab.toml timeout_s)")->check(positive());
-  b->add_option("--build-timeout", o.batch.build_timeout_s, "Seconds per build")->capture_default_str()
+  b->add_option("--build-timeout", o.batch.build_timeout_s, "Seconds per build")
+      ->capture_default_str()
       ->check(positive());
-  b->add_option("--memory-limit", o.memory_gib, "GiB of host memory a submission's run may hold")->capture_default_str()
+  b->add_option("--memory-limit", o.memory_gib, "GiB of host memory a submission's run may hold")
+      ->capture_default_str()
       ->check(positive());
-  b->add_option("--max-processes", o.batch.max_processes, "Processes a submission's run may have")->capture_default_str()
+  b->add_option("--max-processes", o.batch.max_processes, "Processes a submission's run may have")
+      ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   b->add_flag("--no-sandbox", o.no_sandbox, "Do not use bubblewrap or namespaces (process limits only)");
   b->add_flag("--slurm", o.slurm, "Grade as a Slurm job array on the cluster's GPU nodes (sbatch), then merge");

@@ -18,9 +18,10 @@ struct CalibrateCommand {
 
 Command setup_calibrate(CLI::App& app) {
   auto o = std::make_shared<CalibrateCommand>();
-  auto* c = app.add_subcommand(
-      "calibrate", "Measure this machine (GPU ceilings, sequential baselines, the reference solutions) and write "
-                   "its profile: the thresholds check, batch and leaderboard grade with here");
+  auto* c =
+      app.add_subcommand("calibrate",
+                         "Measure this machine (GPU ceilings, sequential baselines, the reference solutions) and write "
+                         "its profile: the thresholds check, batch and leaderboard grade with here");
   c->add_option("lab", o->calibrate.labs, "Labs (default: every lab)");
   c->add_option("--output", o->output,
                 "The profile's folder (default: <cache>/profiles/<machine>; grader/profiles/<name> to ship it)");

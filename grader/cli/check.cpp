@@ -76,7 +76,8 @@ void add_inspect_options(CLI::App* c, CheckCommand& o) {
 
 int run_inspect(const Paths& paths, CheckCommand& o) {
   if (o.slurm || o.leaderboard) {
-    std::cerr << "grader: --sanitize and --profile run here, on this machine's GPU (not with --slurm or --leaderboard)\n";
+    std::cerr
+        << "grader: --sanitize and --profile run here, on this machine's GPU (not with --slurm or --leaderboard)\n";
     return kUsageError;
   }
   inspect::InspectOptions i;

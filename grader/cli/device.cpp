@@ -25,13 +25,21 @@ int describe_devices(bool json) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : workbook::query_all_devices()) {
     if (json) {
-      devices.push_back({{"index", d.index}, {"name", d.name}, {"compute_capability", d.compute_capability()},
-                         {"multiprocessors", d.multiprocessors}, {"sm_clock_mhz", d.sm_clock_khz / 1000},
-                         {"memory_clock_mhz", d.memory_clock_khz / 1000}, {"memory_bus_bits", d.memory_bus_bits},
-                         {"peak_bandwidth_gbs", d.peak_bandwidth_gbs()}, {"global_memory_bytes", d.global_memory_bytes},
-                         {"l2_bytes", d.l2_bytes}, {"shared_per_block", d.shared_per_block},
-                         {"shared_per_block_optin", d.shared_per_block_optin}, {"shared_per_sm", d.shared_per_sm},
-                         {"driver_version", d.driver_version}, {"runtime_version", d.runtime_version}});
+      devices.push_back({{"index", d.index},
+                         {"name", d.name},
+                         {"compute_capability", d.compute_capability()},
+                         {"multiprocessors", d.multiprocessors},
+                         {"sm_clock_mhz", d.sm_clock_khz / 1000},
+                         {"memory_clock_mhz", d.memory_clock_khz / 1000},
+                         {"memory_bus_bits", d.memory_bus_bits},
+                         {"peak_bandwidth_gbs", d.peak_bandwidth_gbs()},
+                         {"global_memory_bytes", d.global_memory_bytes},
+                         {"l2_bytes", d.l2_bytes},
+                         {"shared_per_block", d.shared_per_block},
+                         {"shared_per_block_optin", d.shared_per_block_optin},
+                         {"shared_per_sm", d.shared_per_sm},
+                         {"driver_version", d.driver_version},
+                         {"runtime_version", d.runtime_version}});
     } else {
       std::cout << workbook::format_device(d) << '\n';
     }

@@ -20,7 +20,8 @@ struct LeaderboardCommand {
 
 int run(const Paths& paths, LeaderboardCommand& o) {
   // Through Slurm, each job applies its own node's profile (main's batch, on the node).
-  if (!o.slurm) o.board.batch.thresholds_note = apply_thresholds(paths, o.board.batch.lab, o.board.batch.overrides, false);
+  if (!o.slurm)
+    o.board.batch.thresholds_note = apply_thresholds(paths, o.board.batch.lab, o.board.batch.overrides, false);
   if (*o.seed_option) o.board.batch.seed = o.seed;
   if (o.timeout > 0) o.board.batch.run_timeout_s = o.timeout;
   o.board.batch.out = o.board.out;
@@ -35,13 +36,15 @@ Command setup_leaderboard(CLI::App& app) {
   auto* lb = app.add_subcommand("leaderboard", "Rank a folder of submissions by speed (grades them first)");
   lb->add_option("lab", o->board.batch.lab, "The lab the submissions are for")->required();
   lb->add_option("submissions", o->board.batch.submissions, "Folder of submissions, named by student id")
-      ->required()->check(CLI::ExistingDirectory);
+      ->required()
+      ->check(CLI::ExistingDirectory);
   lb->add_option("-o,--output", o->board.out, "Folder for the board (leaderboard.md/.csv/.json/.html) and the batch")
       ->required();
   lb->add_option("--exercise", o->board.exercise, "The exercise to time (default: [leaderboard] exercise in lab.toml)");
   lb->add_option("--db", o->board.db, "SQLite history of every run (default: <output>/leaderboard.sqlite)");
   lb->add_option("--rounds", o->board.rounds, "Rounds, each timing every entry in a fresh random order")
-      ->capture_default_str()->check(CLI::Range(1, 100));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   lb->add_option("--calls", o->board.calls, "Timed calls per entry and round (default: [leaderboard] calls)")
       ->check(CLI::Range(1, 10000));
   lb->add_option("--config", o->board.batch.overrides, "Override file(s) laid over lab.toml")->check(CLI::ExistingFile);

@@ -27,8 +27,11 @@ int list_labs(const Paths& paths, bool json) {
       exercises += (exercises.empty() ? "" : ", ") + e.name;
       ex.push_back({{"name", e.name}, {"title", e.title}, {"points", e.total_points()}});
     }
-    all.push_back({{"name", name}, {"title", config.title()}, {"files", config.files()},
-                   {"points", config.total_points()}, {"exercises", ex}});
+    all.push_back({{"name", name},
+                   {"title", config.title()},
+                   {"files", config.files()},
+                   {"points", config.total_points()},
+                   {"exercises", ex}});
     rows.push_back({name, config.title(), fmt::format("{:g}", config.total_points()), exercises});
   }
   if (json) {

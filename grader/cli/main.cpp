@@ -56,9 +56,9 @@ int main(int argc, char** argv) {
   CLI::App app{"CUDA Workbook grader: checks your lab kernels for correctness and speed"};
   app.require_subcommand(1);
   app.footer(kFooter);
-  const cli::Command commands[] = {cli::setup_list(app),        cli::setup_device(app),   cli::setup_check(app),
-                                   cli::setup_batch(app),       cli::setup_leaderboard(app), cli::setup_starters(app),
-                                   cli::setup_release(app),     cli::setup_calibrate(app)};
+  const cli::Command commands[] = {cli::setup_list(app),    cli::setup_device(app),      cli::setup_check(app),
+                                   cli::setup_batch(app),   cli::setup_leaderboard(app), cli::setup_starters(app),
+                                   cli::setup_release(app), cli::setup_calibrate(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

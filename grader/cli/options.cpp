@@ -22,14 +22,17 @@ CLI::Validator positive() {
 void add_slurm_options(CLI::App* command, slurm::SlurmOptions& s, bool array) {
   command->add_option("--partition", s.partition, "With --slurm: the partition (default: the cluster's)");
   command->add_option("--gres", s.gres, "With --slurm: each job's generic resources")->capture_default_str();
-  command->add_option("--sbatch-arg", s.sbatch_args, "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=1:00:00")
+  command
+      ->add_option("--sbatch-arg", s.sbatch_args,
+                   "With --slurm: an option for sbatch, e.g. --sbatch-arg=--time=1:00:00")
       ->allow_extra_args(false);  // one value per --sbatch-arg, never the positionals after it
   if (const char* poll = std::getenv("WORKBOOK_SLURM_POLL_S"); poll && std::atof(poll) > 0) s.poll_s = std::atof(poll);
   if (!array) return;
   command->add_option("--max-parallel", s.max_parallel, "With --slurm: tasks running at once (0: no limit)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--per-task", s.per_task, "With --slurm: submissions graded by one task")
-      ->capture_default_str()->check(CLI::Range(1, 100000));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
 }
 
 }  // namespace grader::cli

@@ -56,7 +56,6 @@ void save(const fs::path& file, const nlohmann::json& j) {
   fs::rename(tmp, file);
 }
 
-
 }  // namespace
 
 std::map<std::string, double> cached_baselines(const std::string& prefix) {
@@ -96,11 +95,12 @@ BaselineTime cached_baseline(const std::string& key, const std::function<Baselin
     t.from_cache = true;
     if (t.median_ms > 0) return t;
   }
-  if (announce) announce("measuring the sequential baseline " + key + " once on this machine (cached in " + file.string() + ")");
+  if (announce)
+    announce("measuring the sequential baseline " + key + " once on this machine (cached in " + file.string() + ")");
   BaselineTime t = measure();
   cache = load(file);  // re-read under the lock, then add ours
-  cache[machine][key] = {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"cv", t.cv},
-                         {"runs", t.runs}, {"measured_at", now_iso()}};
+  cache[machine][key] = {
+      {"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"cv", t.cv}, {"runs", t.runs}, {"measured_at", now_iso()}};
   try {
     save(file, cache);
   } catch (const std::exception& e) {

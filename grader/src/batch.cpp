@@ -90,14 +90,14 @@ struct Grading {
   StudentResult r;
   std::filesystem::path dir, src, build, run;
   StageTimes times;
-  std::string model;   // the GPU model it is graded on (the pool's): its thresholds
-  std::string device;  // the GPU's name, for its report
-  std::set<int> gpus;  // the pool's GPUs its phases ran on
+  std::string model;                   // the GPU model it is graded on (the pool's): its thresholds
+  std::string device;                  // the GPU's name, for its report
+  std::set<int> gpus;                  // the pool's GPUs its phases ran on
   std::vector<PhaseAttempt> attempts;  // of the stage running now
   bool output_cut = false;
-  bool ran_alone = false;       // its checks ran again alone after an out-of-memory beside others
-  double* stage_s = nullptr;    // the stage the running phase's time counts in (times.*)
-  std::string memory_holder;    // the submission that held the GPU memory then (batch.json only)
+  bool ran_alone = false;     // its checks ran again alone after an out-of-memory beside others
+  double* stage_s = nullptr;  // the stage the running phase's time counts in (times.*)
+  std::string memory_holder;  // the submission that held the GPU memory then (batch.json only)
 };
 
 using clock = std::chrono::steady_clock;
@@ -112,7 +112,8 @@ RunStatus status_of(const Phase& phase, const fs::path& log) {
     // The cap on output ends nothing (the middle is dropped, the program runs on): say so, lest
     // the cut be taken for the cause.
     const std::string cut = p.output_truncated ? " (its output was cut at its cap, which ends no program: the start "
-                                                 "and the end are kept)" : "";
+                                                 "and the end are kept)"
+                                               : "";
     return {RunState::Crashed, what + cut + ". End of its output:\n" + tail_of_file(log, 1500)};
   }
   return {};
@@ -120,12 +121,18 @@ RunStatus status_of(const Phase& phase, const fs::path& log) {
 
 std::string submission_status(const LabReport& report) {
   switch (report.run.state) {
-    case RunState::Completed: return report.passed() ? "passed" : "incomplete";
-    case RunState::BuildFailed: return "build failed";
-    case RunState::Crashed: return "crashed";
-    case RunState::TimedOut: return "timed out";
-    case RunState::NoGpu: return "no GPU";
-    case RunState::NotGraded: return "not graded";
+    case RunState::Completed:
+      return report.passed() ? "passed" : "incomplete";
+    case RunState::BuildFailed:
+      return "build failed";
+    case RunState::Crashed:
+      return "crashed";
+    case RunState::TimedOut:
+      return "timed out";
+    case RunState::NoGpu:
+      return "no GPU";
+    case RunState::NotGraded:
+      return "not graded";
   }
   return "grader error";
 }
@@ -134,8 +141,12 @@ class Batch {
 public:
   Batch(const Paths& paths, const BatchOptions& o, LabConfig config, std::optional<Roster> roster,
         std::optional<course::LatePolicy> late, std::map<std::string, std::int64_t> times)
-      : paths_(paths), o_(o), config_(std::move(config)), roster_(std::move(roster)),
-        late_policy_(std::move(late)), times_(std::move(times)) {}
+      : paths_(paths),
+        o_(o),
+        config_(std::move(config)),
+        roster_(std::move(roster)),
+        late_policy_(std::move(late)),
+        times_(std::move(times)) {}
 
   int run();
 
@@ -200,8 +211,7 @@ private:
   void write_meta() const;
   // Which students this run grades again: --regrade's, or what an interrupted run of the same
   // --regrade left (batch.json's "regrading"); said on stderr when it resumes one.
-  std::set<std::string> students_to_regrade(const std::vector<Submission>& submissions,
-                                            const nlohmann::json& previous);
+  std::set<std::string> students_to_regrade(const std::vector<Submission>& submissions, const nlohmann::json& previous);
   // record(), and where even that fails, the student recorded as the grader's error: one
   // student never stops the class.
   void record_or_report(StudentResult r);
@@ -252,11 +262,11 @@ private:
   GpuSetup gpu_setup_;             // each model's thresholds (batch/gpu_setup.hpp)
   std::unique_ptr<GpuMemoryWatch> watch_;
   std::optional<BuildTemplate> template_;
-  std::string template_target_;    // "runner", or "grade-submission" for a lab without one
+  std::string template_target_;  // "runner", or "grade-submission" for a lab without one
   TimeLedger ledger_;
-  std::map<std::string, LabConfig> model_configs_;      // per GPU model: lab.toml under its thresholds
-  std::map<std::string, nlohmann::json> student_meta_;  // batch.json's "students" (results_mutex_)
-  std::set<std::string> graded_now_;                    // recorded by this run (results_mutex_)
+  std::map<std::string, LabConfig> model_configs_;               // per GPU model: lab.toml under its thresholds
+  std::map<std::string, nlohmann::json> student_meta_;           // batch.json's "students" (results_mutex_)
+  std::set<std::string> graded_now_;                             // recorded by this run (results_mutex_)
   std::map<std::string, std::vector<std::string>> later_notes_;  // for students not yet recorded
   Sandbox sandbox_;
   std::uint64_t seed_ = 0;
@@ -265,20 +275,20 @@ private:
   fs::path work_, students_dir_;
 
   std::mutex results_mutex_;
-  std::map<std::string, StudentResult> results_;  // every student graded so far, this run or before
-  std::optional<Roster> roster_;                  // --roster
-  std::set<std::string> submitted_;               // who has an entry in the submissions folder
+  std::map<std::string, StudentResult> results_;   // every student graded so far, this run or before
+  std::optional<Roster> roster_;                   // --roster
+  std::set<std::string> submitted_;                // who has an entry in the submissions folder
   std::optional<course::LatePolicy> late_policy_;  // the course's [deadline]
   std::map<std::string, std::int64_t> times_;      // --times: by roster id, LMS id or submission name
   std::map<std::string, std::string> entry_name_;  // a student's submission as named in the folder (an LMS id)
   std::map<std::string, std::string> lms_name_;    // a student's name as the LMS download gives it
   std::set<std::string> in_progress_;
-  std::vector<std::string> skipped_;               // entries of the submissions folder not graded, and why
-  nlohmann::json regrading_;                       // batch.json's "regrading": {"request", "pending"}
+  std::vector<std::string> skipped_;  // entries of the submissions folder not graded, and why
+  nlohmann::json regrading_;          // batch.json's "regrading": {"request", "pending"}
   // --feedback-profile
   inspect::Tool ncu_;
   bool profiling_ = false;
-  std::atomic<bool> profile_refused_{false};       // the counters were refused: no more tries
+  std::atomic<bool> profile_refused_{false};  // the counters were refused: no more tries
   std::mutex reference_profiles_mutex_;
   std::map<std::string, inspect::Profiled> reference_profiles_;
   int done_ = 0, total_ = 0;
@@ -306,7 +316,8 @@ std::set<std::string> Batch::students_to_regrade(const std::vector<Submission>& 
       asked.insert(s.student);
   if (asked.empty() || o_.task() || o_.merge_only) return asked;
   const nlohmann::json request = {{"all", o_.regrade_all}, {"students", o_.regrade}};
-  const nlohmann::json earlier = previous.is_object() ? previous.value("regrading", nlohmann::json()) : nlohmann::json();
+  const nlohmann::json earlier =
+      previous.is_object() ? previous.value("regrading", nlohmann::json()) : nlohmann::json();
   std::set<std::string> todo = asked;
   if (earlier.is_object() && earlier.value("request", nlohmann::json()) == request && earlier["pending"].is_array()) {
     // The same regrade, interrupted: those it regraded are kept, the rest are graded now.
@@ -354,7 +365,8 @@ std::optional<StudentResult> Batch::earlier_result(const std::string& id) {
     // "not run" ones too: they count. A timed case whose threshold changed since is judged
     // again from its kept measurement.
     int rejudged = 0;
-    const std::vector<CaseResult> cases = course::rejudged(all_cases(kept.report), kept.thresholds, config_of(id), &rejudged);
+    const std::vector<CaseResult> cases =
+        course::rejudged(all_cases(kept.report), kept.thresholds, config_of(id), &rejudged);
     if (rejudged > 0)
       std::cerr << fmt::format("{}: {} timed case{} judged again by changed thresholds\n", id, rejudged,
                                rejudged == 1 ? "" : "s");
@@ -389,13 +401,14 @@ void Batch::warn_unmatched_times() const {
   std::string list;
   for (std::size_t i = 0; i < strangers.size() && i < 10; ++i) list += (i ? ", " : "") + strangers[i];
   if (strangers.size() > 10) list += fmt::format(" and {} more", strangers.size() - 10);
-  std::cerr << fmt::format("warning: --times {}: {} of its {} ids match no submission and no roster row, so their "
-                           "times are not used{}: {}\n",
-                           o_.times->string(), strangers.size(), times_.size(),
-                           strangers.size() == times_.size() ? " (none matches: no late penalty comes from this file; "
-                                                               "are its ids the course's, the LMS's or the entries' names?)"
-                                                             : "",
-                           list);
+  std::cerr << fmt::format(
+      "warning: --times {}: {} of its {} ids match no submission and no roster row, so their "
+      "times are not used{}: {}\n",
+      o_.times->string(), strangers.size(), times_.size(),
+      strangers.size() == times_.size() ? " (none matches: no late penalty comes from this file; "
+                                          "are its ids the course's, the LMS's or the entries' names?)"
+                                        : "",
+      list);
 }
 
 nlohmann::json Batch::run_info() const {
@@ -438,8 +451,9 @@ StudentResult Batch::grade(const Submission& s) {
   const auto t0 = clock::now();
   if (collect(g) && build(g)) {
     if (o_.build_only) {
-      const std::string why = "built (--build-only): not run yet; the same command without --build-only, on a "
-                              "machine with a GPU, grades it";
+      const std::string why =
+          "built (--build-only): not run yet; the same command without --build-only, on a "
+          "machine with a GPU, grades it";
       finish(g, "built", why, {RunState::NotGraded, why});
     } else {
       g.model = pool_->assign_model();
@@ -466,7 +480,9 @@ bool Batch::collect(Grading& g) {
     clock::time_point t0;
     ~Timed() { into += seconds_since(t0); }
   } timed{g.times.collect_s, t0};
-  const Collected files = collect_files(g.s, config_.files(), g.src, {}, lab_allowed_includes(paths_.lab_dir(config_.name()), config_.files(), paths_.source_root / "common" / "include"));
+  const Collected files = collect_files(
+      g.s, config_.files(), g.src, {},
+      lab_allowed_includes(paths_.lab_dir(config_.name()), config_.files(), paths_.source_root / "common" / "include"));
   g.r.notes = g.s.notes;  // how its entry was chosen or named (course/duplicates.hpp), then what was taken from it
   g.r.notes.insert(g.r.notes.end(), files.notes.begin(), files.notes.end());
   if (files.rejected) {
@@ -500,7 +516,8 @@ bool Batch::build(Grading& g) {
     built = run_build_step(g, configure_argv(g), g.dir / "build.log");
     g.times.configure_s = seconds_since(c0);
     configured = built.ok();
-    if (configured) built = run_build_step(g, {paths_.cmake.string(), "--build", g.build.string(), "-j", "2"}, g.dir / "compile.log");
+    if (configured)
+      built = run_build_step(g, {paths_.cmake.string(), "--build", g.build.string(), "-j", "2"}, g.dir / "compile.log");
   }
   if (built.ok() && o_.build_only && o_.feedback_profile) build_inspect(g);
   g.times.build_s = seconds_since(t0);
@@ -510,7 +527,8 @@ bool Batch::build(Grading& g) {
     const std::string errors = compiler_errors(read_file(g.dir / "compile.log"), g.src);
     finish(g, "build failed", errors, {RunState::BuildFailed, errors});
   } else {
-    const std::string why = "configuring the build failed (" + built.describe() + "):\n" + tail_of_file(g.dir / "build.log", 2000);
+    const std::string why =
+        "configuring the build failed (" + built.describe() + "):\n" + tail_of_file(g.dir / "build.log", 2000);
     finish(g, "grader error", why, {RunState::BuildFailed, why});
   }
   return false;
@@ -522,15 +540,20 @@ void Batch::build_inspect(Grading& g) {
   const fs::path log = g.dir / "inspect-build.log";
   const ProcessResult built =
       template_ ? build_from_template(g, "inspect", log)
-                : run_build_step(g, {paths_.cmake.string(), "--build", g.build.string(), "--target", "inspect", "-j", "2"}, log);
+                : run_build_step(
+                      g, {paths_.cmake.string(), "--build", g.build.string(), "--target", "inspect", "-j", "2"}, log);
   if (!built.ok())
     g.r.notes.push_back("the program to profile (--feedback-profile) did not build (" + built.describe() + "; " +
                         log.string() + ")");
 }
 
 std::vector<std::string> Batch::configure_argv(const Grading& g) const {
-  std::vector<std::string> argv = {paths_.cmake.string(), "-S", (paths_.source_root / "grader" / "batch").string(),
-                                   "-B", g.build.string(), "-DSUBMISSION_DIR=" + g.src.string()};
+  std::vector<std::string> argv = {paths_.cmake.string(),
+                                   "-S",
+                                   (paths_.source_root / "grader" / "batch").string(),
+                                   "-B",
+                                   g.build.string(),
+                                   "-DSUBMISSION_DIR=" + g.src.string()};
   for (auto& a : configure_args()) argv.push_back(std::move(a));
   return argv;
 }
@@ -543,8 +566,10 @@ std::vector<std::string> Batch::configure_args() const {
   // Device code for this machine's GPUs only: it is where the submission runs, and one
   // architecture compiles several times faster than the build's portable list. Without a GPU
   // (nothing will run), the first architecture of the build's list.
-  if (!device_.empty()) args.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
-  else if (!first_architecture_.empty()) args.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
+  if (!device_.empty())
+    args.push_back("-DCMAKE_CUDA_ARCHITECTURES=native");
+  else if (!first_architecture_.empty())
+    args.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + first_architecture_);
   return args;
 }
 
@@ -607,8 +632,9 @@ void Batch::run_tests(Grading& g) {
                         "; the exercises after it ran again in a fresh process");
   if (g_interrupted) throw std::runtime_error("interrupted");
   if (g.output_cut)
-    g.r.notes.push_back("the program's output was cut at 4 MiB: its start and its end are in the log, the middle was "
-                        "dropped unread, and the program ran on (the grade comes from its results, not its output)");
+    g.r.notes.push_back(
+        "the program's output was cut at 4 MiB: its start and its end are in the log, the middle was "
+        "dropped unread, and the program ran on (the grade comes from its results, not its output)");
   const auto cases = read_results(results);
   g.r.report = report_of(cases, status, seed_, g.device.empty() ? device_ : g.device, read_plans(results));
   g.r.report.time = sum_case_times(cases, g.times.build_s, g.times.correctness_s + g.times.timed_s + g.times.rerun_s);
@@ -653,8 +679,9 @@ IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   if (g_interrupted || !shared || !phase_out_of_memory(read_results(results), ended_how)) return checks;
   blame_memory_holder(g);
   fs::remove(results);  // what the crowded run recorded is not the submission's result
-  g.r.notes.push_back("its tests ran out of GPU memory while other submissions shared the GPU: they ran again with "
-                      "the GPU to themselves, and this is that run's result");
+  g.r.notes.push_back(
+      "its tests ran out of GPU memory while other submissions shared the GPU: they ran again with "
+      "the GPU to themselves, and this is that run's result");
   g.ran_alone = true;
   g.attempts.clear();
   return run_isolated("~[performance]", results, phase(g, "checks-alone", true));
@@ -668,7 +695,8 @@ void Batch::blame_memory_holder(Grading& g) {
   const auto now = clock::now();
   std::optional<GpuMemoryWatch::Holder> worst;
   for (const auto& a : g.attempts)
-    if (const auto h = watch_->largest_beside(g.r.student, a.gpu, a.from - std::chrono::seconds(2), std::max(a.to, now));
+    if (const auto h =
+            watch_->largest_beside(g.r.student, a.gpu, a.from - std::chrono::seconds(2), std::max(a.to, now));
         h && (!worst || h->peak_mib > worst->peak_mib))
       worst = h;
   if (!worst) return;
@@ -687,8 +715,10 @@ bool correct_but_slow(const ExerciseReport& e) {
   bool slow = false;
   for (const auto& k : e.kinds)
     for (const auto& c : k.cases) {
-      if (c.outcome == Outcome::TooSlow) slow = true;
-      else if (!c.passed() && k.kind != "performance") return false;
+      if (c.outcome == Outcome::TooSlow)
+        slow = true;
+      else if (!c.passed() && k.kind != "performance")
+        return false;
     }
   return slow;
 }
@@ -742,11 +772,14 @@ std::string Batch::profile_feedback(Grading& g, const LabReport& report) {
 
   // The submission's code with the tests in one process, built in the sandbox like its runner.
   const fs::path log = dir / "inspect-build.log";
-  const ProcessResult built = template_ ? build_from_template(g, "inspect", log, std::max(10.0, left()))
-                                        : run_build_step(g, {paths_.cmake.string(), "--build", build.string(), "--target",
-                                                             "inspect", "-j", "2"}, log, std::max(10.0, left()));
+  const ProcessResult built =
+      template_
+          ? build_from_template(g, "inspect", log, std::max(10.0, left()))
+          : run_build_step(g, {paths_.cmake.string(), "--build", build.string(), "--target", "inspect", "-j", "2"}, log,
+                           std::max(10.0, left()));
   if (!built.ok())
-    return fmt::format("Not profiled: the program to profile did not build ({}; {}).\n", built.describe(), log.string());
+    return fmt::format("Not profiled: the program to profile did not build ({}; {}).\n", built.describe(),
+                       log.string());
   fs::create_directories(run);
   const fs::path timing = run / "profile-timing.toml";
   write_atomically(timing, inspect::kOneCallPerCase);
@@ -934,7 +967,8 @@ void Batch::add_note_later(const std::string& student, const std::string& note) 
 void Batch::write_student_files(const StudentResult& r) {
   if (o_.task()) return;  // the submitting grader renders them, from every task's results
   write_atomically(o_.out / "feedback" / (r.student + ".md"), to_valid_utf8(feedback_markdown(r)));
-  write_atomically(o_.out / "gradescope" / r.student / "results.json", dump_json(gradescope_json(r, gradescope_visibility(config_))));
+  write_atomically(o_.out / "gradescope" / r.student / "results.json",
+                   dump_json(gradescope_json(r, gradescope_visibility(config_))));
 }
 
 void Batch::judge_lateness(StudentResult& r) const {
@@ -954,8 +988,8 @@ void Batch::judge_lateness(StudentResult& r) const {
   for (const auto& key : keys)
     if (const auto t = times_.find(key); t != times_.end() && !at) at = t->second;
   const auto l = course::assess(*late_policy_, at, extension, r.report.points_earned, r.report.points_possible);
-  r.late = StudentResult::Late{l.known ? course::format_time(l.submitted) : "", l.late_s / 3600.0, l.days, l.percent,
-                               l.final_points, l.why};
+  r.late = StudentResult::Late{
+      l.known ? course::format_time(l.submitted) : "", l.late_s / 3600.0, l.days, l.percent, l.final_points, l.why};
 }
 
 void Batch::record(StudentResult r) {
@@ -1007,20 +1041,23 @@ void Batch::write_gradebook() {
         none.status = "no submission";
         none.detail = "nothing was submitted" + (e.name.empty() ? std::string() : " by " + e.name);
         if (!skipped_.empty())  // never a silent "no submission": one of those may be theirs
-          none.detail += fmt::format(" under this id; {} entr{} of the submissions folder {} skipped (results.json's "
-                                     "\"skipped\"): is one of them theirs?",
-                                     skipped_.size(), skipped_.size() == 1 ? "y" : "ies", skipped_.size() == 1 ? "was" : "were");
+          none.detail += fmt::format(
+              " under this id; {} entr{} of the submissions folder {} skipped (results.json's "
+              "\"skipped\"): is one of them theirs?",
+              skipped_.size(), skipped_.size() == 1 ? "y" : "ies", skipped_.size() == 1 ? "was" : "were");
         none.report = report_of({}, {RunState::NotGraded, none.detail}, seed_, device_);
         all.push_back(std::move(none));
       }
-  std::sort(all.begin(), all.end(), [](const StudentResult& a, const StudentResult& b) { return a.student < b.student; });
+  std::sort(all.begin(), all.end(),
+            [](const StudentResult& a, const StudentResult& b) { return a.student < b.student; });
   write_atomically(o_.out / "gradebook.csv", to_valid_utf8(gradebook_csv(config_, all)));
   // The grades in the shapes Canvas's and Moodle's gradebook imports take (course/lms_export.hpp).
   std::vector<course::GradeRow> rows;
   for (const auto& r : all) {
     course::GradeRow row{r.student, "", "", r.final_points(), r.status};
     if (const auto n = lms_name_.find(r.student); n != lms_name_.end()) row.name = n->second;
-    if (const auto e = entry_name_.find(r.student); e != entry_name_.end() && e->second != r.student) row.lms_id = e->second;
+    if (const auto e = entry_name_.find(r.student); e != entry_name_.end() && e->second != r.student)
+      row.lms_id = e->second;
     if (roster_)
       for (const auto& e : roster_->students)
         if (e.id == r.student) {
@@ -1116,7 +1153,8 @@ void Batch::prepare_template() {
   // The commands are rewritten by path and their outputs' folders made by a shell: a results
   // folder whose path a shell would split or expand gets CMake's own build per submission.
   const std::string out = fs::absolute(o_.out).string();
-  if (out.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+@-") != std::string::npos) {
+  if (out.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+@-") !=
+      std::string::npos) {
     std::cerr << "build: a CMake configure per submission (the results folder's path " << out
               << " holds a character a shell command would need quoted)\n";
     return;
@@ -1141,8 +1179,10 @@ void Batch::prepare_template() {
   }
   if (template_ && !template_builds_starter(t.dir, &why)) template_.reset();
   if (template_)
-    std::cerr << fmt::format("build: configured once for the batch in {:.1f} s ({}), each submission compiled and "
-                             "linked by its commands\n", seconds_since(t0), t.dir.string());
+    std::cerr << fmt::format(
+        "build: configured once for the batch in {:.1f} s ({}), each submission compiled and "
+        "linked by its commands\n",
+        seconds_since(t0), t.dir.string());
   else
     std::cerr << "build: a CMake configure per submission (" << why << ")\n";
 }
@@ -1150,7 +1190,8 @@ void Batch::prepare_template() {
 int Batch::run() {
   started_ = clock::now();
   if (fs::exists(paths_.build_root / "batch" / "unsupported.txt"))
-    throw std::runtime_error("this build cannot grade batches: " + read_file(paths_.build_root / "batch" / "unsupported.txt"));
+    throw std::runtime_error("this build cannot grade batches: " +
+                             read_file(paths_.build_root / "batch" / "unsupported.txt"));
   if (!fs::exists(paths_.build_root / "batch" / "WorkbookExports.cmake"))
     throw std::runtime_error("this build has no batch support files (" + (paths_.build_root / "batch").string() +
                              "): reconfigure it with CMake");
@@ -1217,8 +1258,8 @@ std::vector<Submission> Batch::discover() {
   if (o_.task()) {
     submissions.erase(std::remove_if(submissions.begin(), submissions.end(),
                                      [&](const Submission& s) {
-                                       return std::find(o_.task_students.begin(), o_.task_students.end(),
-                                                        s.student) == o_.task_students.end();
+                                       return std::find(o_.task_students.begin(), o_.task_students.end(), s.student) ==
+                                              o_.task_students.end();
                                      }),
                       submissions.end());
   }
@@ -1239,21 +1280,24 @@ nlohmann::json Batch::choose_seed() {
   nlohmann::json previous = nlohmann::json::object();
   if (fs::exists(meta)) previous = nlohmann::json::parse(read_file(meta), nullptr, false);
   const bool has_previous = previous.is_object() && previous.contains("seed");
-  if (o_.seed) seed_ = *o_.seed;
-  else if (has_previous) seed_ = previous["seed"].get<std::uint64_t>();
-  else seed_ = workbook::fresh_seed();
+  if (o_.seed)
+    seed_ = *o_.seed;
+  else if (has_previous)
+    seed_ = previous["seed"].get<std::uint64_t>();
+  else
+    seed_ = workbook::fresh_seed();
   if (!o_.task() && has_previous && previous["seed"].get<std::uint64_t>() != seed_ && !o_.regrade_all &&
       !fs::is_empty(students_dir_))
-    throw std::runtime_error(fmt::format("{} was graded with seed {}: grading the rest with seed {} would give "
-                                         "students different inputs. Use that seed, or --regrade-all.",
-                                         o_.out.string(), previous["seed"].get<std::uint64_t>(), seed_));
+    throw std::runtime_error(
+        fmt::format("{} was graded with seed {}: grading the rest with seed {} would give "
+                    "students different inputs. Use that seed, or --regrade-all.",
+                    o_.out.string(), previous["seed"].get<std::uint64_t>(), seed_));
   return previous;
 }
 
 void Batch::announce(std::size_t n, const std::string& why_no_gpu) {
-  std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", n, config_.name(), seed_)
-            << "GPU: "
-            << (o_.build_only ? "not used (--build-only: every submission is built, none is run)"
+  std::cerr << fmt::format("grading {} submissions of {} (seed {})\n", n, config_.name(), seed_) << "GPU: "
+            << (o_.build_only     ? "not used (--build-only: every submission is built, none is run)"
                 : device_.empty() ? "none (" + why_no_gpu + "): runs will report 'no GPU'"
                                   : device_)
             << '\n'
@@ -1261,26 +1305,29 @@ void Batch::announce(std::size_t n, const std::string& why_no_gpu) {
   if (pool_->gpus().size() > 1 || gpu_setup_.notes.size() > 1)
     for (const auto& g : pool_->gpus()) {
       const auto note = gpu_setup_.notes.find(g.model);
-      std::cerr << fmt::format("  GPU {} (CUDA_VISIBLE_DEVICES={}): {}{}\n", g.ordinal, g.visible, g.model,
-                               note != gpu_setup_.notes.end() && !note->second.empty() ? "; thresholds " + note->second : "");
+      std::cerr << fmt::format(
+          "  GPU {} (CUDA_VISIBLE_DEVICES={}): {}{}\n", g.ordinal, g.visible, g.model,
+          note != gpu_setup_.notes.end() && !note->second.empty() ? "; thresholds " + note->second : "");
     }
-  if (!o_.thresholds_note.empty() && gpu_setup_.notes.size() <= 1) std::cerr << "thresholds: " << o_.thresholds_note << '\n';
+  if (!o_.thresholds_note.empty() && gpu_setup_.notes.size() <= 1)
+    std::cerr << "thresholds: " << o_.thresholds_note << '\n';
   if (o_.feedback_profile && !o_.build_only && !device_.empty()) {
     ncu_ = inspect::find_ncu();
     if (ncu_.path.empty()) {
       std::cerr << "feedback profiles: none: " << ncu_.missing << '\n';
     } else {
       profiling_ = true;
-      std::cerr << fmt::format("feedback profiles: Nsight Compute ({}) on each correct but slow exercise, at most "
-                               "{:.0f} s a submission, the GPU alone\n",
-                               ncu_.path.string(), o_.feedback_profile_s);
+      std::cerr << fmt::format(
+          "feedback profiles: Nsight Compute ({}) on each correct but slow exercise, at most "
+          "{:.0f} s a submission, the GPU alone\n",
+          ncu_.path.string(), o_.feedback_profile_s);
       const std::string reference = "inspect-reference-" + config_.name();
       if (!o_.task() && paths_.has_reference(config_.name()))
         if (const auto errors = build_target(paths_, reference, o_.out / "inspect-reference-build.log"))
-          std::cerr << "feedback profiles: " << reference << " did not build, so no reference column:\n" << *errors << '\n';
+          std::cerr << "feedback profiles: " << reference << " did not build, so no reference column:\n"
+                    << *errors << '\n';
     }
   }
-
 }
 
 std::vector<Submission> Batch::to_grade(const std::vector<Submission>& submissions, const nlohmann::json& previous,
@@ -1337,7 +1384,8 @@ void Batch::calibrate_reference() {
     if (!o_.task()) {
       if (!build_in_tree(paths_, {paths_.test_program(config_.name(), true).filename().string()},
                          o_.out / "calibration-build.log", &g_interrupted))
-        std::cerr << "warning: could not build the reference solution (see " << (o_.out / "calibration-build.log").string()
+        std::cerr << "warning: could not build the reference solution (see "
+                  << (o_.out / "calibration-build.log").string()
                   << "): each submission's timed phase will measure the baseline itself\n";
     }
     ProcessOptions calibrate;
@@ -1351,10 +1399,10 @@ void Batch::calibrate_reference() {
     calibrate.timeout_s = config_.timeout_s();
     calibrate.cancel = &g_interrupted;
     const auto c = run_process(calibrate);
-    if (!c.ok()) std::cerr << "warning: the reference solution's timed cases " << c.describe() << " (see "
-                           << (log_dir / (log_prefix + "calibration.log")).string() << ")\n";
+    if (!c.ok())
+      std::cerr << "warning: the reference solution's timed cases " << c.describe() << " (see "
+                << (log_dir / (log_prefix + "calibration.log")).string() << ")\n";
   }
-
 }
 
 int Batch::workers() const {
@@ -1382,7 +1430,7 @@ void Batch::grade_all(const std::vector<Submission>& todo) {
         r.student = s.student;
         r.status = "grader error";
         r.detail = e.what();
-        r.report = report_of( {}, {RunState::Crashed, e.what()}, seed_, device_);
+        r.report = report_of({}, {RunState::Crashed, e.what()}, seed_, device_);
         r.graded_at = now_iso();
       }
       record_or_report(r);
@@ -1403,7 +1451,6 @@ void Batch::grade_all(const std::vector<Submission>& todo) {
   std::vector<std::thread> threads;
   for (int i = 0; i < workers(); ++i) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
-
 }
 
 int Batch::summarize(std::size_t kept_count) {
@@ -1486,7 +1533,8 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
                   << '\n';
       s.student = *id;
     } else if (s.derived_id && say) {
-      std::cerr << "named: " << s.entry << " is no usable id (letters, digits, . _ - @): graded as " << s.student << '\n';
+      std::cerr << "named: " << s.entry << " is no usable id (letters, digits, . _ - @): graded as " << s.student
+                << '\n';
     }
   }
   std::map<std::string, std::int64_t> times;
@@ -1516,8 +1564,8 @@ std::vector<fs::path> hidden_from_submissions(const Paths& paths, const std::str
   // Only what exists: bubblewrap cannot put a tmpfs on a path missing under the read-only root
   // (a student release has no solutions/), and what is not there has nothing to hide.
   std::error_code exists_ec;
-  for (const auto& p : {src / "solutions", src / "tests", src / "docs", src / "grader" / "labs", bld / "bin",
-                        bld / "grader" / "labs"})
+  for (const auto& p :
+       {src / "solutions", src / "tests", src / "docs", src / "grader" / "labs", bld / "bin", bld / "grader" / "labs"})
     if (fs::exists(p, exists_ec)) also.push_back(p);
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(src / "labs", ec))
@@ -1538,7 +1586,8 @@ bool worth_keeping(const StudentResult& r, bool build_only) {
 
 void refuse_output_inside_submissions(const BatchOptions& o) {
   if (std::error_code ec; fs::exists(o.out, ec) && !fs::is_directory(o.out, ec))
-    throw std::invalid_argument("-o " + o.out.string() + " is a file, not a folder: -o names the results folder "
+    throw std::invalid_argument("-o " + o.out.string() +
+                                " is a file, not a folder: -o names the results folder "
                                 "(created if it does not exist), which gradebook.csv, results.json ... go into");
   std::error_code subs_ec, out_ec;
   const fs::path subs = fs::weakly_canonical(fs::absolute(o.submissions), subs_ec);
@@ -1560,11 +1609,14 @@ std::optional<FileLock> lock_results(const BatchOptions& o) {
   fs::create_directories(o.out);
   const fs::path path = o.out / "batch.lock";
   auto lock = FileLock::try_lock(path);
-  const bool slurm_busy = !o.merge_only && fs::exists(o.out / "slurm" / "lock") && !FileLock::try_lock(o.out / "slurm" / "lock");
+  const bool slurm_busy =
+      !o.merge_only && fs::exists(o.out / "slurm" / "lock") && !FileLock::try_lock(o.out / "slurm" / "lock");
   if (!lock || slurm_busy) {
     const std::string who = read_file(path);
     throw std::runtime_error("another grader batch is grading into " + o.out.string() +
-                             (slurm_busy ? " (through Slurm)" : who.empty() ? "" : " (" + who.substr(0, who.find('\n')) + ")") +
+                             (slurm_busy    ? " (through Slurm)"
+                              : who.empty() ? ""
+                                            : " (" + who.substr(0, who.find('\n')) + ")") +
                              " now: two would grade the same students and write the same files. Wait for it to end, "
                              "or give this one another -o");
   }
@@ -1619,7 +1671,9 @@ int run_batch(const Paths& paths, const BatchOptions& options) {
   try {
     course::parse_lms_layout(options.from);
     if (options.times) {
-      if (!late) throw std::invalid_argument("--times " + options.times->string() + ": the course config has no [deadline] to judge them by");
+      if (!late)
+        throw std::invalid_argument("--times " + options.times->string() +
+                                    ": the course config has no [deadline] to judge them by");
       times = course::read_times(*options.times);
     }
     if (late && roster)
@@ -1627,7 +1681,8 @@ int run_batch(const Paths& paths, const BatchOptions& options) {
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument(e.what());
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(e.what()) + (options.roster ? " (roster " + options.roster->string() + ")" : ""));
+    throw std::invalid_argument(std::string(e.what()) +
+                                (options.roster ? " (roster " + options.roster->string() + ")" : ""));
   }
   const auto lock = lock_results(options);
   Batch batch(paths, options, std::move(config), std::move(roster), std::move(late), std::move(times));

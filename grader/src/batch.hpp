@@ -64,8 +64,8 @@ struct BatchOptions {
   // GPU is usable. Their start-up code runs (the sandbox is tested on it); each then reports
   // "no GPU".
   bool run_without_gpu = false;
-  int jobs = 0;                   // submissions prepared and built at once (0: the CPU count)
-  int gpu_jobs = 4;               // correctness runs on each GPU at once (timed runs: always one)
+  int jobs = 0;      // submissions prepared and built at once (0: the CPU count)
+  int gpu_jobs = 4;  // correctness runs on each GPU at once (timed runs: always one)
   // --gpus: the GPUs to grade on, as the grader's CUDA ordinals ("0,2", "0-3"); "all": every
   // visible one. Submissions spread over them (batch/gpu_pool.hpp), each on one GPU model.
   std::string gpus = "all";
@@ -79,13 +79,13 @@ struct BatchOptions {
   std::optional<double> run_timeout_s;  // per test phase; default: lab.toml's timeout_s
   std::size_t memory_bytes = 16ull << 30;
   int max_processes = 64;
-  bool sandbox = true;            // false: --no-sandbox (only the process limits)
+  bool sandbox = true;  // false: --no-sandbox (only the process limits)
   // --feedback-profile: Nsight Compute on each correct-but-slow exercise (correct, too slow),
   // in the sandbox, beside the reference's, into the student's feedback; at most this long per
   // submission (its exercises share it), run alone on the GPU.
   bool feedback_profile = false;
   double feedback_profile_s = 180;
-  std::string thresholds_note;    // where the thresholds come from (calibrate/calibrate.hpp), for reports
+  std::string thresholds_note;  // where the thresholds come from (calibrate/calibrate.hpp), for reports
   // One task of a Slurm job array (slurm/slurm_batch.hpp): grade only these students, each into
   // its own files (students/, feedback/, gradescope/), and leave the files of the whole class
   // (batch.json, gradebook.csv, results.json) to the submitting grader, which merges at the end.

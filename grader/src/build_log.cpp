@@ -17,8 +17,10 @@ std::string compiler_errors(const std::string& log, const fs::path& source_root,
   const auto shorten = [&](std::string line) {
     for (std::size_t at = line.find(root); at != std::string::npos; at = line.find(root, at)) {
       const char before = at == 0 ? ' ' : line[at - 1];
-      if (before == ' ' || before == '"' || before == '\'' || before == '(' || before == '`') line.erase(at, root.size());
-      else at += root.size();
+      if (before == ' ' || before == '"' || before == '\'' || before == '(' || before == '`')
+        line.erase(at, root.size());
+      else
+        at += root.size();
     }
     return line;
   };

@@ -26,8 +26,7 @@ namespace fs = std::filesystem;
 std::string device_line() {
   const auto d = workbook::query_device(0);
   return fmt::format("{} (sm_{}{}, {} SMs, {} MHz, CUDA driver {}.{})", d.name, d.cc_major, d.cc_minor,
-                     d.multiprocessors, d.sm_clock_khz / 1000, d.driver_version / 1000,
-                     (d.driver_version % 1000) / 10);
+                     d.multiprocessors, d.sm_clock_khz / 1000, d.driver_version / 1000, (d.driver_version % 1000) / 10);
 }
 
 // The pre-build check `grader batch` makes (grader/include_check.hpp), so that a student learns
@@ -35,7 +34,8 @@ std::string device_line() {
 // --reference) against the lab's headers and common/'s. Empty when nothing is refused.
 std::string refused_includes(const Paths& paths, const LabConfig& config, const std::string& lab, bool reference) {
   const fs::path dir = reference ? paths.solution_dir(lab) : paths.lab_dir(lab);
-  const auto allowed = lab_allowed_includes(paths.lab_dir(lab), config.files(), paths.source_root / "common" / "include");
+  const auto allowed =
+      lab_allowed_includes(paths.lab_dir(lab), config.files(), paths.source_root / "common" / "include");
   const auto violations = check_include_folder(dir, config.files(), allowed);
   if (violations.empty()) return {};
   std::string text = "rejected before building:";
@@ -75,7 +75,8 @@ public:
       } catch (const std::exception&) {
       }
     }
-    std::cerr << fmt::format("\r\033[K  testing {:<24} {} cases done, {} failed", current_, done_, failed_) << std::flush;
+    std::cerr << fmt::format("\r\033[K  testing {:<24} {} cases done, {} failed", current_, done_, failed_)
+              << std::flush;
   }
   void finish() {
     if (enabled_) std::cerr << "\r\033[K" << std::flush;
@@ -171,12 +172,14 @@ int run_check(const Paths& paths, const CheckOptions& o) {
     // test program stopping after a CUDA fault; anything else is a crash.
     if (outcome.timed_out)
       return RunStatus{RunState::TimedOut, fmt::format("no result after {:.0f} s (lab.toml timeout_s): a kernel "
-                                                       "that never ends? Log: {}", config.timeout_s(), log.string())};
+                                                       "that never ends? Log: {}",
+                                                       config.timeout_s(), log.string())};
     if (outcome.failed_to_start) return RunStatus{RunState::Crashed, outcome.describe()};
     if (outcome.signal != 0 || (outcome.exit_code != 0 && outcome.exit_code != 1)) {
-      const std::string why_code = outcome.exit_code == 70 ? "stopped after a CUDA error in your code"
-                                                           : outcome.describe();
-      return RunStatus{RunState::Crashed, why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
+      const std::string why_code =
+          outcome.exit_code == 70 ? "stopped after a CUDA error in your code" : outcome.describe();
+      return RunStatus{RunState::Crashed,
+                       why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
     }
     return RunStatus{};
   };
@@ -193,8 +196,8 @@ int run_check(const Paths& paths, const CheckOptions& o) {
       status = run_isolated(timed_filter(exercises), results, run_once).status;
   }
   progress.finish();
-  LabReport report = build_report(config, read_results(results), status, seed, device, read_plans(results),
-                                  !o.filter.empty());
+  LabReport report =
+      build_report(config, read_results(results), status, seed, device, read_plans(results), !o.filter.empty());
   report.filter = o.filter;
   report.thresholds = o.thresholds_note;
   report.time = sum_case_times(read_results(results), build_s, seconds_since(tests_started));

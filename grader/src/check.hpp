@@ -22,7 +22,7 @@ struct CheckOptions {
   bool build = true;       // run the build first
   bool json = false;
   bool color = false;
-  bool verbose = false;    // show the test program's own output
+  bool verbose = false;         // show the test program's own output
   std::string thresholds_note;  // where the thresholds come from (calibrate/calibrate.hpp)
 };
 
@@ -35,6 +35,7 @@ std::string device_line();
 // the includes `grader batch` would refuse in the editable files (empty when none);
 std::string refused_includes(const Paths& paths, const LabConfig& config, const std::string& lab, bool reference);
 // builds one target; on failure, the compiler's first errors with file and line, and the log's path.
-std::optional<std::string> build_target(const Paths& paths, const std::string& target, const std::filesystem::path& log);
+std::optional<std::string> build_target(const Paths& paths, const std::string& target,
+                                        const std::filesystem::path& log);
 
 }  // namespace grader

@@ -17,12 +17,14 @@ unsigned blocks_for(std::size_t n) {
 }
 
 __global__ void fill_floats_kernel(float* p, std::size_t n, std::uint64_t seed, float lo, float hi) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
     p[i] = workbook::seeded::float_at(seed, i, lo, hi);
 }
 
 __global__ void fill_ints_kernel(float* p, std::size_t n, std::uint64_t seed, int lo, int hi) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
     p[i] = workbook::seeded::small_int_at(seed, i, lo, hi);
 }
 
@@ -38,7 +40,8 @@ struct Verdict {
 __global__ void compare_kernel(const float* got, const double* expected, std::size_t n, double atol, double rtol,
                                Verdict* v) {
   unsigned long long wrong = 0, unwritten = 0, first = ~0ull, max_err_bits = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
     const float gf = got[i];
     const double g = gf, e = expected[i];
     const double err = fabs(g - e);
@@ -87,8 +90,8 @@ workbook::Comparison compare(const float* got, const double* expected, std::size
   CUDA_CHECK(cudaMemcpyAsync(v.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream));
   // At most 1024 blocks: each thread takes many elements, and the atomics stay a few thousand.
   const unsigned blocks = std::min(blocks_for(c.checked), 1024u);
-  CUDA_CHECK_LAUNCH(compare_kernel<<<blocks, kThreads, 0, stream>>>(got, expected, c.checked, tol.atol,
-                                                                                  tol.rtol, v.data()));
+  CUDA_CHECK_LAUNCH(
+      compare_kernel<<<blocks, kThreads, 0, stream>>>(got, expected, c.checked, tol.atol, tol.rtol, v.data()));
   Verdict out{};
   CUDA_CHECK(cudaMemcpyAsync(&out, v.data(), sizeof out, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -26,10 +26,21 @@ std::string splice_lines(const std::string& s) {
   out.reserve(s.size());
   std::size_t pending = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') { ++pending; ++i; continue; }
-    if (s[i] == '\\' && i + 2 < s.size() && s[i + 1] == '\r' && s[i + 2] == '\n') { ++pending; i += 2; continue; }
+    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
+      ++pending;
+      ++i;
+      continue;
+    }
+    if (s[i] == '\\' && i + 2 < s.size() && s[i + 1] == '\r' && s[i + 2] == '\n') {
+      ++pending;
+      i += 2;
+      continue;
+    }
     out += s[i];
-    if (s[i] == '\n') { out.append(pending, '\n'); pending = 0; }
+    if (s[i] == '\n') {
+      out.append(pending, '\n');
+      pending = 0;
+    }
   }
   out.append(pending, '\n');
   return out;
@@ -92,14 +103,15 @@ const char* const kCallbackWhy =
 const char* const kRawStringWhy =
     "Raw string literals can hide code from these checks, and a kernel file does not need them.";
 const char* const kMacroIncludeWhy = "An #include through a macro hides what it brings in: name the header itself.";
-const char* const kPastingWhy = "Token pasting (##) builds names that these checks cannot see: write names out in full.";
+const char* const kPastingWhy =
+    "Token pasting (##) builds names that these checks cannot see: write names out in full.";
 const char* const kSyscallWhy = "A raw system call can do what the sandbox forbids: call the CUDA runtime instead.";
 
 // Name prefixes of the vendor libraries' functions and types (then a capital: cublasSgemm) and of
 // their constants (then an underscore: CUBLAS_OP_N).
 const std::vector<std::pair<std::string, std::string>> kLibraryPrefixes = {
-    {"cublas", "cuBLAS"},   {"CUBLAS", "cuBLAS"},     {"cudnn", "cuDNN"},       {"CUDNN", "cuDNN"},
-    {"cusparse", "cuSPARSE"}, {"CUSPARSE", "cuSPARSE"}, {"cufft", "cuFFT"},       {"CUFFT", "cuFFT"},
+    {"cublas", "cuBLAS"},     {"CUBLAS", "cuBLAS"},     {"cudnn", "cuDNN"}, {"CUDNN", "cuDNN"},
+    {"cusparse", "cuSPARSE"}, {"CUSPARSE", "cuSPARSE"}, {"cufft", "cuFFT"}, {"CUFFT", "cuFFT"},
     {"cusolver", "cuSOLVER"}, {"CUSOLVER", "cuSOLVER"}};
 // Libraries known by their namespace (their names alone are ordinary words: a particle's thrust).
 const std::vector<std::pair<std::string, std::string>> kLibraryNamespaces = {
@@ -144,8 +156,15 @@ std::vector<Token> tokenize(const std::string& code) {
   int line = 1;
   for (std::size_t i = 0; i < code.size();) {
     const char c = code[i];
-    if (c == '\n') { ++line; ++i; continue; }
-    if (is_space(c)) { ++i; continue; }
+    if (c == '\n') {
+      ++line;
+      ++i;
+      continue;
+    }
+    if (is_space(c)) {
+      ++i;
+      continue;
+    }
     const std::size_t begin = i;
     bool ident = false;
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -156,9 +175,12 @@ std::vector<Token> tokenize(const std::string& code) {
       ++i;
       while (i < code.size()) {
         const char d = code[i];
-        if ((d == '+' || d == '-') && std::string("eEpP").find(code[i - 1]) != std::string::npos) ++i;
-        else if (is_ident(d) || d == '.') ++i;
-        else break;
+        if ((d == '+' || d == '-') && std::string("eEpP").find(code[i - 1]) != std::string::npos)
+          ++i;
+        else if (is_ident(d) || d == '.')
+          ++i;
+        else
+          break;
       }
     } else if ((c == ':' && i + 1 < code.size() && code[i + 1] == ':') ||
                (c == '-' && i + 1 < code.size() && code[i + 1] == '>')) {
@@ -172,7 +194,7 @@ std::vector<Token> tokenize(const std::string& code) {
 }
 
 class Scan {
- public:
+public:
   explicit Scan(std::string file) : file_(std::move(file)) {}
 
   // One finding per line and reason: the first thing found for it (cublasSgemm, not CUBLAS_OP_N).
@@ -186,7 +208,7 @@ class Scan {
     return std::move(findings_);
   }
 
- private:
+private:
   std::string file_;
   std::set<std::pair<int, std::string>> seen_;
   std::vector<ApiFinding> findings_;
@@ -196,9 +218,12 @@ class Scan {
 bool directive(const std::string& code_line, std::string& name, std::string& rest) {
   std::size_t i = 0;
   while (i < code_line.size() && is_space(code_line[i])) ++i;
-  if (i < code_line.size() && code_line[i] == '#') ++i;
-  else if (code_line.compare(i, 2, "%:") == 0) i += 2;  // the digraph of #
-  else return false;
+  if (i < code_line.size() && code_line[i] == '#')
+    ++i;
+  else if (code_line.compare(i, 2, "%:") == 0)
+    i += 2;  // the digraph of #
+  else
+    return false;
   while (i < code_line.size() && is_space(code_line[i])) ++i;
   const std::size_t begin = i;
   while (i < code_line.size() && is_ident(code_line[i])) ++i;
@@ -233,7 +258,8 @@ std::vector<ApiFinding> find_forbidden_apis(const std::string& file_name, const 
     std::string name, rest;
     if (!directive(code_lines[n], name, rest)) continue;
     if (name == "pragma") {
-      if (rest.rfind("omp", 0) == 0 && (rest.size() == 3 || !is_ident(rest[3]))) scan.add(line, "#pragma omp", kOpenMpWhy);
+      if (rest.rfind("omp", 0) == 0 && (rest.size() == 3 || !is_ident(rest[3])))
+        scan.add(line, "#pragma omp", kOpenMpWhy);
       continue;
     }
     if (name != "include" && name != "include_next" && name != "import") continue;
@@ -260,9 +286,9 @@ std::vector<ApiFinding> find_forbidden_apis(const std::string& file_name, const 
     if (!include_lines.count(t.line)) tokens.push_back(std::move(t));
   static const std::string none;
   const auto at = [&](std::size_t i) -> const std::string& { return i < tokens.size() ? tokens[i].text : none; };
-  const std::set<std::string> process_calls = {"fork", "vfork", "popen", "system", "execl", "execlp",
-                                               "execle", "execv", "execvp", "execvpe", "execve", "fexecve",
-                                               "posix_spawn", "posix_spawnp"};
+  const std::set<std::string> process_calls = {"fork",   "vfork",   "popen",       "system",      "execl",
+                                               "execlp", "execle",  "execv",       "execvp",      "execvpe",
+                                               "execve", "fexecve", "posix_spawn", "posix_spawnp"};
   const std::set<std::string> dynamic = {"dlopen", "dlmopen", "dlsym", "dlvsym"};
   const std::set<std::string> env_read = {"getenv", "secure_getenv", "environ", "__environ"};
   const std::set<std::string> env_write = {"setenv", "putenv", "unsetenv", "clearenv"};

@@ -9,13 +9,14 @@
 namespace grader {
 
 nlohmann::json to_json(const StudentResult& r) {
-  nlohmann::json j = {{"student", r.student}, {"status", r.status},   {"detail", r.detail},          {"notes", r.notes},
-                      {"seconds", r.seconds}, {"graded_at", r.graded_at}, {"report", to_json(r.report)}};
+  nlohmann::json j = {{"student", r.student},       {"status", r.status},   {"detail", r.detail},
+                      {"notes", r.notes},           {"seconds", r.seconds}, {"graded_at", r.graded_at},
+                      {"report", to_json(r.report)}};
   if (!r.thresholds.empty()) j["thresholds"] = r.thresholds;
   if (!r.profile.empty()) j["profile"] = r.profile;
   if (r.late)
-    j["late"] = {{"submitted_at", r.late->submitted_at}, {"late_hours", r.late->late_hours}, {"days", r.late->days},
-                 {"penalty_percent", r.late->percent},    {"final_points", r.late->final_points}, {"why", r.late->why}};
+    j["late"] = {{"submitted_at", r.late->submitted_at}, {"late_hours", r.late->late_hours},     {"days", r.late->days},
+                 {"penalty_percent", r.late->percent},   {"final_points", r.late->final_points}, {"why", r.late->why}};
   return j;
 }
 
@@ -75,7 +76,7 @@ StudentResult student_from_json(const nlohmann::json& j) {
     r.thresholds = t->get<std::map<std::string, double>>();
   r.profile = j.value("profile", "");
   if (const auto l = j.find("late"); l != j.end() && l->is_object())
-    r.late = StudentResult::Late{l->value("submitted_at", ""), l->value("late_hours", 0.0), l->value("days", 0),
+    r.late = StudentResult::Late{l->value("submitted_at", ""),     l->value("late_hours", 0.0),   l->value("days", 0),
                                  l->value("penalty_percent", 0.0), l->value("final_points", 0.0), l->value("why", "")};
   return r;
 }
@@ -106,7 +107,8 @@ std::string gradebook_csv(const LabConfig& config, const std::vector<StudentResu
   for (const auto& e : config.exercises()) out += "," + csv_field(e.name);
   out += ",total,max_points,status";
   for (const auto& e : config.exercises()) out += "," + csv_field(e.name + "_outcome");
-  const bool late = std::any_of(results.begin(), results.end(), [](const StudentResult& r) { return r.late.has_value(); });
+  const bool late =
+      std::any_of(results.begin(), results.end(), [](const StudentResult& r) { return r.late.has_value(); });
   if (late) out += ",submitted_at,late_hours,penalty_percent,final";
   out += "\n";
   std::vector<const StudentResult*> sorted;
@@ -119,7 +121,8 @@ std::string gradebook_csv(const LabConfig& config, const std::vector<StudentResu
                                    [&](const ExerciseReport& x) { return x.name == e.name; });
       points.push_back(it == r->report.exercises.end() ? "0" : pts(it->points_earned));
       // A submission that never ran has one status for every exercise: why it never ran.
-      const bool ran = r->status == "passed" || r->status == "incomplete" || r->status == "crashed" || r->status == "timed out";
+      const bool ran =
+          r->status == "passed" || r->status == "incomplete" || r->status == "crashed" || r->status == "timed out";
       outcomes.push_back(!ran || it == r->report.exercises.end() ? r->status : exercise_status(*it));
     }
     out += csv_field(r->student);
@@ -145,7 +148,7 @@ nlohmann::json results_json(const LabConfig& config, const std::vector<StudentRe
     ++counts[r.status];
   }
   return {{"lab", config.name()}, {"title", config.title()}, {"max_points", config.total_points()},
-          {"run", run_info},       {"counts", counts},         {"students", students}};
+          {"run", run_info},      {"counts", counts},        {"students", students}};
 }
 
 std::string feedback_markdown(const StudentResult& r) {
@@ -167,8 +170,8 @@ std::string feedback_markdown(const StudentResult& r) {
   md += "## Report\n\nThe same report `grader check " + r.report.lab + "` shows:\n\n```\n" +
         render_text(r.report, false) + "```\n";
   if (!r.profile.empty())
-    md += "\n## Why slow: a profile\n\n" + r.profile +
-          "\nThe same on your machine: `grader check " + r.report.lab + " --profile --exercise <exercise>`.\n";
+    md += "\n## Why slow: a profile\n\n" + r.profile + "\nThe same on your machine: `grader check " + r.report.lab +
+          " --profile --exercise <exercise>`.\n";
   return md;
 }
 
@@ -192,17 +195,20 @@ nlohmann::json gradescope_json(const StudentResult& r, const GradescopeVisibilit
           const double earned = c.passed() ? share * scale : 0;
           hidden_possible += share;
           hidden_earned += earned;
-          tests.push_back({{"name", e.name + ": " + k.kind + ", " + c.name},
-                           {"score", earned},
-                           {"max_score", share},
-                           {"status", c.passed() ? "passed" : "failed"},
-                           {"output", c.passed() ? "passed" : to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail)},
-                           {"visibility", visibility.hidden}});
+          tests.push_back(
+              {{"name", e.name + ": " + k.kind + ", " + c.name},
+               {"score", earned},
+               {"max_score", share},
+               {"status", c.passed() ? "passed" : "failed"},
+               {"output", c.passed() ? "passed" : to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail)},
+               {"visibility", visibility.hidden}});
           continue;
         }
         ++shown;
-        if (c.passed()) ++shown_passed;
-        else output += c.name + ": " + to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail) + "\n";
+        if (c.passed())
+          ++shown_passed;
+        else
+          output += c.name + ": " + to_string(c.outcome) + (c.detail.empty() ? "" : " - " + c.detail) + "\n";
       }
       if (shown == 0) continue;
       if (output.empty()) output = fmt::format("all {} cases passed", shown);

@@ -70,8 +70,8 @@ void init(const Defaults& defaults) {
   const std::string sources = env("WORKBOOK_SOURCE_DIR");
   ctx->source_dir = sources.empty() ? defaults.source_dir : std::filesystem::path(sources);
 
-  std::cout << "grading " << ctx->config.name() << " with seed " << ctx->seed
-            << " (WORKBOOK_SEED=" << ctx->seed << " reproduces these inputs)\n"
+  std::cout << "grading " << ctx->config.name() << " with seed " << ctx->seed << " (WORKBOOK_SEED=" << ctx->seed
+            << " reproduces these inputs)\n"
             << "sources: " << ctx->source_dir.string() << "\n";
   g_context = std::move(ctx);
 }
@@ -105,12 +105,15 @@ bool leaderboard_tiers() { return !env("WORKBOOK_LEADERBOARD_TIERS").empty(); }
 bool fewer_cases() { return context().fewer_cases; }
 
 void record_leaderboard(const std::string& exercise, const std::string& entry, const workbook::ContestResult& r) {
-  nlohmann::json j = {{"exercise", exercise}, {"entry", entry}, {"seed", seed()}, {"samples", r.samples},
-                      {"invalid", r.invalid}};
+  nlohmann::json j = {
+      {"exercise", exercise}, {"entry", entry}, {"seed", seed()}, {"samples", r.samples}, {"invalid", r.invalid}};
   nlohmann::json calls = nlohmann::json::array();
   for (const auto& m : r.calls)
-    calls.push_back({{"event_ms", m.event_ms}, {"host_ms", m.host_ms}, {"cpu_ms", m.cpu_ms},
-                     {"threads", m.threads_after}, {"wrong", m.wrong}});
+    calls.push_back({{"event_ms", m.event_ms},
+                     {"host_ms", m.host_ms},
+                     {"cpu_ms", m.cpu_ms},
+                     {"threads", m.threads_after},
+                     {"wrong", m.wrong}});
   j["calls"] = calls;
   if (const std::string fd = env("WORKBOOK_LEADERBOARD_OUT_FD"); !fd.empty()) {
     const int n = std::stoi(fd);
@@ -122,8 +125,10 @@ void record_leaderboard(const std::string& exercise, const std::string& entry, c
     if (!f) throw std::runtime_error("cannot append to " + out);
   }
   std::cout << "  [" << exercise << "/leaderboard] " << entry << ": ";
-  if (!r.valid()) std::cout << "INVALID - " << r.invalid << std::endl;
-  else std::cout << "median " << workbook::median(r.samples) << " ms of " << r.samples.size() << " calls" << std::endl;
+  if (!r.valid())
+    std::cout << "INVALID - " << r.invalid << std::endl;
+  else
+    std::cout << "median " << workbook::median(r.samples) << " ms of " << r.samples.size() << " calls" << std::endl;
 }
 
 void plan(const std::string& exercise, const std::string& kind, int cases) {
@@ -154,16 +159,25 @@ std::string hidden_detail(const grader::CaseResult& r) {
   const auto has = [&](const char* what) { return r.detail.find(what) != std::string::npos; };
   std::string what;
   switch (r.outcome) {
-    case grader::Outcome::Passed: return "";
+    case grader::Outcome::Passed:
+      return "";
     case grader::Outcome::Incorrect:
-      what = has("wrote outside") ? "wrote outside its output"
+      what = has("wrote outside")         ? "wrote outside its output"
              : has("nothing was written") ? "nothing was written to the output"
                                           : "wrong result";
       break;
-    case grader::Outcome::TooSlow: what = "too slow"; break;
-    case grader::Outcome::Crashed: what = has("did not finish") ? "did not finish" : "crashed"; break;
-    case grader::Outcome::Error: what = "the call failed with an error"; break;
-    case grader::Outcome::NotRun: what = has("skipped") ? "skipped after an earlier failure" : "not run"; break;
+    case grader::Outcome::TooSlow:
+      what = "too slow";
+      break;
+    case grader::Outcome::Crashed:
+      what = has("did not finish") ? "did not finish" : "crashed";
+      break;
+    case grader::Outcome::Error:
+      what = "the call failed with an error";
+      break;
+    case grader::Outcome::NotRun:
+      what = has("skipped") ? "skipped after an earlier failure" : "not run";
+      break;
   }
   return what + " (an instructor's hidden case: its inputs and messages are not shown)";
 }
@@ -171,7 +185,8 @@ std::string hidden_detail(const grader::CaseResult& r) {
 // The command that shows where a kernel goes wrong (grader check --sanitize: compute-sanitizer,
 // each problem at its line of the student's file).
 std::string sanitize_command(const std::string& exercise, const std::string& tool) {
-  return "grader check " + config().name() + " --sanitize --exercise " + exercise + (tool.empty() ? "" : " --tool " + tool);
+  return "grader check " + config().name() + " --sanitize --exercise " + exercise +
+         (tool.empty() ? "" : " --tool " + tool);
 }
 
 // A correctness case that failed runs once more on the same inputs (they come from the seed
@@ -208,12 +223,14 @@ void run_again(grader::CaseResult& r, const std::function<void(grader::CaseResul
   if (other.size() > 160) other = other.substr(0, 157) + "...";
   r.detail += "\nNOT DETERMINISTIC: the same inputs gave another result on a second run (" + other +
               "). That is a race: a missing __syncthreads(), or threads reading what others write without one. "
-              "Find its lines with: " + sanitize_command(r.exercise, "racecheck");
+              "Find its lines with: " +
+              sanitize_command(r.exercise, "racecheck");
 }
 
 // {"case": ms since `started`, and each phase's ms (workbook/phases.hpp)}.
 nlohmann::json time_spent(std::chrono::steady_clock::time_point started) {
-  nlohmann::json t = {{"case", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()}};
+  nlohmann::json t = {
+      {"case", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()}};
   const workbook::PhaseTotals phases = workbook::take_phases();
   for (std::size_t i = 0; i < workbook::kPhases; ++i) t[workbook::kPhaseNames[i]] = phases[i];
   return t;
@@ -255,9 +272,11 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
         // paragraph bury the cases' own lines.
         if (r.metrics.value("deterministic", false) && r.detail.find(workbook::kComputedNan) != std::string::npos &&
             !std::exchange(t.told_computed_nan, true))
-          r.detail += "\nA NaN computed from memory nothing wrote? Outputs and scratch buffers start as NaN, so "
-                      "reading one before writing it (+= or a beta * term on the output) gives NaN, and so can a "
-                      "read past the end of an input. To find such a read: " + sanitize_command(exercise, "memcheck");
+          r.detail +=
+              "\nA NaN computed from memory nothing wrote? Outputs and scratch buffers start as NaN, so "
+              "reading one before writing it (+= or a beta * term on the output) gives NaN, and so can a "
+              "read past the end of an input. To find such a read: " +
+              sanitize_command(exercise, "memcheck");
       }
     }
   } catch (const remote::CallFailed& e) {
@@ -275,8 +294,10 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     r.outcome = fatal ? grader::Outcome::Crashed : grader::Outcome::Error;
     r.detail = e.what();
     if (fatal)
-      r.detail += " (the kernel faulted: the CUDA context is lost, so the remaining cases cannot run)"
-                  "\nTo find the line: " + sanitize_command(exercise, "memcheck");
+      r.detail +=
+          " (the kernel faulted: the CUDA context is lost, so the remaining cases cannot run)"
+          "\nTo find the line: " +
+          sanitize_command(exercise, "memcheck");
   } catch (const std::exception& e) {
     r.outcome = grader::Outcome::Error;
     r.detail = e.what();
@@ -313,7 +334,8 @@ grader::CaseResult run_case(const std::string& exercise, const std::string& kind
 
 double threshold(const std::string& path) {
   const double value = config().require_number(path);
-  if (g_case_thresholds && std::find(g_case_thresholds->begin(), g_case_thresholds->end(), path) == g_case_thresholds->end())
+  if (g_case_thresholds &&
+      std::find(g_case_thresholds->begin(), g_case_thresholds->end(), path) == g_case_thresholds->end())
     g_case_thresholds->push_back(path);
   return value;
 }

@@ -86,7 +86,8 @@ void decode_escape(const std::string& s, std::size_t& i, std::string& out) {
   if (i >= s.size()) return;
   const char c = s[i];
   const auto hex = [](char h) {
-    return std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : std::tolower(static_cast<unsigned char>(h)) - 'a' + 10;
+    return std::isdigit(static_cast<unsigned char>(h)) ? h - '0'
+                                                       : std::tolower(static_cast<unsigned char>(h)) - 'a' + 10;
   };
   if (c == 'x') {
     unsigned long v = 0;
@@ -175,15 +176,20 @@ public:
         line_start = false;
         continue;
       }
-      if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(at(i + 1))))) {
+      if (std::isdigit(static_cast<unsigned char>(c)) ||
+          (c == '.' && std::isdigit(static_cast<unsigned char>(at(i + 1))))) {
         std::size_t j = i + 1;
         while (j < s_.size()) {
           const char d = s_[j];
           const char e = s_[j - 1];
-          if ((d == '+' || d == '-') && (e == 'e' || e == 'E' || e == 'p' || e == 'P')) ++j;
-          else if (ident_char(static_cast<unsigned char>(d)) || d == '.') ++j;
-          else if (d == '\'' && ident_char(static_cast<unsigned char>(at(j + 1)))) j += 2;  // 1'000
-          else break;
+          if ((d == '+' || d == '-') && (e == 'e' || e == 'E' || e == 'p' || e == 'P'))
+            ++j;
+          else if (ident_char(static_cast<unsigned char>(d)) || d == '.')
+            ++j;
+          else if (d == '\'' && ident_char(static_cast<unsigned char>(at(j + 1))))
+            j += 2;  // 1'000
+          else
+            break;
         }
         push(Token::Number, s_.substr(i, j - i), start, line_start);
         i = j;
@@ -231,11 +237,13 @@ private:
   // <...> is a header name: no escapes, and // or /* inside it is part of the name.
   bool header_name_expected() const {
     const std::size_t n = tokens_.size();
-    if (n >= 2 && tokens_[n - 2].kind == Token::Punct && tokens_[n - 2].text == "#" && tokens_[n - 1].kind == Token::Ident) {
+    if (n >= 2 && tokens_[n - 2].kind == Token::Punct && tokens_[n - 2].text == "#" &&
+        tokens_[n - 1].kind == Token::Ident) {
       const auto& w = tokens_[n - 1].text;
       return w == "include" || w == "include_next" || w == "import" || w == "embed";
     }
-    if (n >= 2 && tokens_[n - 1].kind == Token::Punct && tokens_[n - 1].text == "(" && tokens_[n - 2].kind == Token::Ident) {
+    if (n >= 2 && tokens_[n - 1].kind == Token::Punct && tokens_[n - 1].text == "(" &&
+        tokens_[n - 2].kind == Token::Ident) {
       const auto& w = tokens_[n - 2].text;
       return w == "__has_include" || w == "__has_include_next" || w == "__has_embed";
     }
@@ -325,7 +333,8 @@ bool absolute(const std::string& path) {
 }
 
 const std::set<std::string>& file_pragma_words() {
-  static const std::set<std::string> words = {"include_alias", "dependency", "include", "include_next", "import", "embed"};
+  static const std::set<std::string> words = {"include_alias", "dependency", "include",
+                                              "include_next",  "import",     "embed"};
   return words;
 }
 
@@ -381,7 +390,8 @@ private:
   void check_pragma(const std::vector<const Token*>& words, int line, const std::string& how) {
     for (const Token* w : words) {
       if (w->kind == Token::Ident && file_pragma_words().count(w->text)) {
-        add(line, "file-pragma", how + " naming '" + w->text + "' can make the compiler read another file: not allowed in a submission");
+        add(line, "file-pragma",
+            how + " naming '" + w->text + "' can make the compiler read another file: not allowed in a submission");
         return;
       }
     }
@@ -394,36 +404,44 @@ private:
       const Token& name = *l[k + 1];
       const int at = l[k]->line;
       const bool directive = k == 0 && l[k]->line_start;
-      if (name.kind == Token::Ident && (name.text == "include" || name.text == "import" || name.text == "include_next")) {
+      if (name.kind == Token::Ident &&
+          (name.text == "include" || name.text == "import" || name.text == "include_next")) {
         const std::string what = "#" + name.text;
         if (name.text == "include_next") {
-          add(at, "include-next", "#include_next is not allowed in a submission: it walks the include path past the usual "
-                                  "headers; use #include");
+          add(at, "include-next",
+              "#include_next is not allowed in a submission: it walks the include path past the usual "
+              "headers; use #include");
         }
         if (k + 2 >= l.size() || l[k + 2]->kind != Token::HeaderName) {
           std::string operand;
-          for (std::size_t j = k + 2; j < l.size() && operand.size() < 60; ++j) operand += (operand.empty() ? "" : " ") + l[j]->text;
-          add(at, "computed-include", what + " of " + (operand.empty() ? "nothing" : shown(operand)) +
-                                          ", not a literal \"file\" or <file>: a computed include could name any file; "
-                                          "write the header's name");
+          for (std::size_t j = k + 2; j < l.size() && operand.size() < 60; ++j)
+            operand += (operand.empty() ? "" : " ") + l[j]->text;
+          add(at, "computed-include",
+              what + " of " + (operand.empty() ? "nothing" : shown(operand)) +
+                  ", not a literal \"file\" or <file>: a computed include could name any file; "
+                  "write the header's name");
           continue;
         }
         const Token& path = *l[k + 2];
         if (!path_ok(path, what, at)) continue;
         if (path.open == '"' && std::find(allowed_.begin(), allowed_.end(), path.value) == allowed_.end())
-          add(at, "unlisted-header", what + " \"" + shown(path.value) + "\" names no header of this lab: " + may_include());
+          add(at, "unlisted-header",
+              what + " \"" + shown(path.value) + "\" names no header of this lab: " + may_include());
       } else if (name.kind == Token::Ident && name.text == "embed") {
         add(at, "embed", "#embed reads a file into the program: not allowed in a submission");
       } else if (name.kind == Token::Ident && name.text == "line") {
         const bool number_only = k + 3 == l.size() && l[k + 2]->kind == Token::Number &&
                                  l[k + 2]->text.find_first_not_of("0123456789") == std::string::npos;
         if (!number_only)
-          add(at, "line-file", "#line with a file name (or anything but a line number) makes the compiler's messages and the "
-                               "static checks misreport where code comes from: not allowed in a submission");
+          add(at, "line-file",
+              "#line with a file name (or anything but a line number) makes the compiler's messages and the "
+              "static checks misreport where code comes from: not allowed in a submission");
       } else if (directive && name.kind == Token::Number) {  // GNU line marker: # 12 "file"
         if (k + 2 < l.size())
-          add(at, "line-file", "a line marker with a file name (# " + shown(name.text) + " \"...\") makes the compiler's "
-                               "messages and the static checks misreport where code comes from: not allowed in a submission");
+          add(at, "line-file",
+              "a line marker with a file name (# " + shown(name.text) +
+                  " \"...\") makes the compiler's "
+                  "messages and the static checks misreport where code comes from: not allowed in a submission");
       } else if (directive && name.kind == Token::Ident && name.text == "pragma") {
         check_pragma({l.begin() + static_cast<std::ptrdiff_t>(k + 2), l.end()}, at, "#pragma");
       }
@@ -435,7 +453,9 @@ private:
     std::vector<const Token*> t;  // without the line ends: literals on two lines are still adjacent
     for (const auto& x : all)
       if (x.kind != Token::Eol) t.push_back(&x);
-    const auto punct = [&](std::size_t i, const char* p) { return i < t.size() && t[i]->kind == Token::Punct && t[i]->text == p; };
+    const auto punct = [&](std::size_t i, const char* p) {
+      return i < t.size() && t[i]->kind == Token::Punct && t[i]->text == p;
+    };
     for (std::size_t i = 0; i < t.size(); ++i) {
       const Token& x = *t[i];
       if (x.kind == Token::Ident && (x.text == "__has_include" || x.text == "__has_include_next")) {
@@ -443,8 +463,10 @@ private:
         if (i + 2 < t.size() && t[i + 2]->kind == Token::HeaderName) {
           path_ok(*t[i + 2], x.text, x.line);
         } else {
-          add(x.line, "computed-include", x.text + " of something that is not a literal \"file\" or <file>: it could probe "
-                                          "any file; write the header's name");
+          add(x.line, "computed-include",
+              x.text +
+                  " of something that is not a literal \"file\" or <file>: it could probe "
+                  "any file; write the header's name");
         }
       } else if (x.kind == Token::Ident && x.text == "__has_embed") {
         add(x.line, "embed", "__has_embed probes a file for #embed: not allowed in a submission");
@@ -455,17 +477,21 @@ private:
           for (const auto& w : words) ptrs.push_back(&w);
           check_pragma(ptrs, x.line, "_Pragma(\"" + shown(t[i + 2]->value) + "\")");
         } else {
-          add(x.line, "computed-pragma", "_Pragma of something that is not one string literal: the pragma it makes cannot be "
-                                         "checked; write #pragma ... or _Pragma(\"...\")");
+          add(x.line, "computed-pragma",
+              "_Pragma of something that is not one string literal: the pragma it makes cannot be "
+              "checked; write #pragma ... or _Pragma(\"...\")");
         }
       }
       // The assembler's .incbin and .include, spelled in the code (a macro may stringize it)...
       if ((x.kind == Token::Ident || x.kind == Token::Number) && lower(x.text).find("incbin") != std::string::npos) {
-        add(x.line, "asm-file", "'" + shown(x.text) + "': .incbin makes the assembler read a file: not allowed in a submission");
-      } else if (punct(i, ".") && i + 1 < t.size() && t[i + 1]->kind == Token::Ident && lower(t[i + 1]->text) == "include") {
+        add(x.line, "asm-file",
+            "'" + shown(x.text) + "': .incbin makes the assembler read a file: not allowed in a submission");
+      } else if (punct(i, ".") && i + 1 < t.size() && t[i + 1]->kind == Token::Ident &&
+                 lower(t[i + 1]->text) == "include") {
         add(x.line, "asm-file", "." + t[i + 1]->text + " makes the assembler read a file: not allowed in a submission");
       } else if (x.kind == Token::Number && lower(x.text).find(".include") != std::string::npos) {
-        add(x.line, "asm-file", "'" + shown(x.text) + "': .include makes the assembler read a file: not allowed in a submission");
+        add(x.line, "asm-file",
+            "'" + shown(x.text) + "': .include makes the assembler read a file: not allowed in a submission");
       }
       // ... or in string literals, adjacent ones joined as the compiler joins them.
       if (x.kind == Token::String && (i == 0 || t[i - 1]->kind != Token::String)) {
@@ -478,8 +504,9 @@ private:
       const bool in_literal = (x.kind == Token::String || x.kind == Token::Char) &&
                               (x.text.find("?\?=") != std::string::npos || x.text.find("?\?/") != std::string::npos);
       if (q || in_literal)
-        add(x.line, "trigraph", "the trigraph ?\?= or ?\?/ stands for # or \\ where trigraphs are on, hiding a directive from "
-                                "this check: write # or \\");
+        add(x.line, "trigraph",
+            "the trigraph ?\?= or ?\?/ stands for # or \\ where trigraphs are on, hiding a directive from "
+            "this check: write # or \\");
     }
   }
 
@@ -488,13 +515,16 @@ private:
       for (auto at = text.find(directive); at != std::string::npos; at = text.find(directive, at + 1)) {
         const std::size_t end = at + directive.size();
         if (end < text.size() && ident_char(static_cast<unsigned char>(text[end]))) continue;  // .includes
-        add(line, "asm-file", "a string holding the assembler directive " + directive + ", which makes the assembler read a "
-                              "file: not allowed in a submission");
+        add(line, "asm-file",
+            "a string holding the assembler directive " + directive +
+                ", which makes the assembler read a "
+                "file: not allowed in a submission");
         return;
       }
     }
     if (text.find("incbin") != std::string::npos)
-      add(line, "asm-file", "a string holding 'incbin' (the assembler's .incbin reads a file): not allowed in a submission");
+      add(line, "asm-file",
+          "a string holding 'incbin' (the assembler's .incbin reads a file): not allowed in a submission");
   }
 
   std::string file_;
@@ -530,8 +560,7 @@ std::string format_violations(const std::vector<IncludeViolation>& violations, s
   std::string out;
   for (std::size_t i = 0; i < violations.size() && i < max_shown; ++i)
     out += (out.empty() ? "" : "\n") + format_violation(violations[i]);
-  if (violations.size() > max_shown)
-    out += "\n... and " + std::to_string(violations.size() - max_shown) + " more";
+  if (violations.size() > max_shown) out += "\n... and " + std::to_string(violations.size() - max_shown) + " more";
   return out;
 }
 
@@ -549,8 +578,8 @@ std::vector<std::string> lab_allowed_includes(const fs::path& lab_dir, const std
   std::sort(allowed.begin(), allowed.end());
   for (const auto& f : editable_files) allowed.push_back(f);
   std::vector<std::string> common;
-  for (auto it = fs::recursive_directory_iterator(common_include_dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(common_include_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_regular_file(ec) && header_ext.count(it->path().extension().string()))
       common.push_back(it->path().lexically_relative(common_include_dir).generic_string());
   }

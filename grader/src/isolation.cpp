@@ -56,9 +56,9 @@ IsolatedRun run_isolated(const std::string& filter, const std::filesystem::path&
     if (run.status.state != RunState::Crashed && run.status.state != RunState::TimedOut) return run;
     std::string in_flight, kind;
     const auto recorded = recorded_exercises(results, &in_flight, &kind);
-    const bool progress =
-        std::any_of(recorded.begin(), recorded.end(),
-                    [&](const std::string& e) { return std::find(done.begin(), done.end(), e) == done.end(); });
+    const bool progress = std::any_of(recorded.begin(), recorded.end(), [&](const std::string& e) {
+      return std::find(done.begin(), done.end(), e) == done.end();
+    });
     if (!progress) return run;  // it ended before recording anything new: nothing to isolate
     // The exercise in flight is charged: one case that says how the program ended.
     CaseResult ended;

@@ -27,9 +27,10 @@ struct Definitions {
 
 // Keywords that a '(' and later a '{' follow without making a function definition.
 bool is_statement_keyword(const std::string& word) {
-  static const std::set<std::string> words = {"if",     "for",      "while",   "switch",        "catch",
-                                              "return", "sizeof",   "alignof", "decltype",      "static_assert",
-                                              "else",   "do",       "case",    "__launch_bounds__", "noexcept"};
+  static const std::set<std::string> words = {
+      "if",      "for",      "while",         "switch", "catch", "return", "sizeof",
+      "alignof", "decltype", "static_assert", "else",   "do",    "case",   "__launch_bounds__",
+      "noexcept"};
   return words.count(word) > 0;
 }
 
@@ -76,7 +77,10 @@ bool only_qualifiers(const std::string& text) {
 std::set<std::string> names_in(const std::string& code) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < code.size();) {
-    if (!is_ident(code[i]) || (i > 0 && is_ident(code[i - 1]))) { ++i; continue; }
+    if (!is_ident(code[i]) || (i > 0 && is_ident(code[i - 1]))) {
+      ++i;
+      continue;
+    }
     std::size_t end = i;
     while (end < code.size() && is_ident(code[end])) ++end;
     if (!std::isdigit(static_cast<unsigned char>(code[i]))) names.insert(code.substr(i, end - i));
@@ -132,7 +136,10 @@ void scan_scope(const std::string& code, std::size_t from, std::size_t to, Defin
       statement = ++i;
       continue;
     }
-    if (c == '}') { statement = ++i; continue; }
+    if (c == '}') {
+      statement = ++i;
+      continue;
+    }
     if (c == '{') {
       const std::size_t close = skip_balanced(code, i, '{', '}');
       const std::size_t end = close == std::string::npos ? to : std::min(close, to);
@@ -144,12 +151,18 @@ void scan_scope(const std::string& code, std::size_t from, std::size_t to, Defin
       if (!initializer) statement = i;
       continue;
     }
-    if (!is_ident(c) || (i > from && is_ident(code[i - 1]))) { ++i; continue; }
+    if (!is_ident(c) || (i > from && is_ident(code[i - 1]))) {
+      ++i;
+      continue;
+    }
     std::size_t end = i;
     while (end < to && is_ident(code[end])) ++end;
     const std::string name = code.substr(i, end - i);
     const std::size_t paren = call_paren(code, end);
-    if (paren == std::string::npos || paren >= to || is_statement_keyword(name)) { i = end; continue; }
+    if (paren == std::string::npos || paren >= to || is_statement_keyword(name)) {
+      i = end;
+      continue;
+    }
     const std::size_t after = skip_balanced(code, paren, '(', ')');
     const std::size_t open = after == std::string::npos ? std::string::npos : code.find_first_of("{;", after);
     if (open == std::string::npos || open >= to || code[open] != '{' ||
@@ -186,8 +199,7 @@ std::string kernel_code(const std::string& source, const std::string& kernel_nam
     if (const auto g = defs.globals.find(name); g != defs.globals.end()) text += g->second + "\n";
     reached += text;
     for (const auto& used : names_in(text))
-      if (seen.insert(used).second &&
-          (defs.bodies.count(used) || defs.macros.count(used) || defs.globals.count(used)))
+      if (seen.insert(used).second && (defs.bodies.count(used) || defs.macros.count(used) || defs.globals.count(used)))
         todo.push_back(used);
   }
   return reached;

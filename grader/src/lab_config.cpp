@@ -21,8 +21,7 @@ toml::table parse_toml(std::string_view text, const std::string& source_name) {
     return toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
     std::ostringstream msg;
-    msg << source_name << ':' << e.source().begin.line << ':' << e.source().begin.column << ": "
-        << e.description();
+    msg << source_name << ':' << e.source().begin.line << ':' << e.source().begin.column << ": " << e.description();
     throw ConfigError(msg.str());
   }
 }
@@ -58,14 +57,12 @@ void LabConfig::apply_override(std::string_view text, const std::string& source_
   validate(source_name);
 }
 
-LabConfig LabConfig::load(const std::filesystem::path& lab_toml,
-                          const std::vector<std::filesystem::path>& overrides) {
+LabConfig LabConfig::load(const std::filesystem::path& lab_toml, const std::vector<std::filesystem::path>& overrides) {
   LabConfig config = parse(read_file(lab_toml), lab_toml.string());
   // WORKBOOK_LAB_ALONE: lab.toml's own values, as grader calibrate measures them (the shipped
   // thresholds are derived from; a course's settings are laid over the result).
   const char* alone = std::getenv("WORKBOOK_LAB_ALONE");
-  if (const auto course = lab_toml.parent_path() / "course.toml";
-      !(alone && *alone) && std::filesystem::exists(course))
+  if (const auto course = lab_toml.parent_path() / "course.toml"; !(alone && *alone) && std::filesystem::exists(course))
     config.apply_override(read_file(course), course.string());
   for (const auto& path : overrides) config.apply_override(read_file(path), path.string());
   return config;
@@ -97,10 +94,12 @@ void LabConfig::validate(const std::string& source_name) {
     if (!section) fail("[lab] exercises names '" + ex.name + "' but there is no [exercises." + ex.name + "]");
     ex.title = (*section)["title"].value_or(ex.name);
     const auto* points = (*section)["points"].as_table();
-    if (!points || points->empty()) fail("[exercises." + ex.name + "] needs points, e.g. points = { correctness = 30 }");
+    if (!points || points->empty())
+      fail("[exercises." + ex.name + "] needs points, e.g. points = { correctness = 30 }");
     for (const auto& [kind, value] : *points) {
       const auto pts = value.value<double>();
-      if (!pts || *pts < 0) fail("[exercises." + ex.name + "] points." + std::string(kind.str()) + " must be a number >= 0");
+      if (!pts || *pts < 0)
+        fail("[exercises." + ex.name + "] points." + std::string(kind.str()) + " must be a number >= 0");
       ex.points[std::string(kind.str())] = *pts;
     }
     exercises_.push_back(std::move(ex));
@@ -127,13 +126,15 @@ void LabConfig::validate(const std::string& source_name) {
       return "[" + t + "]";
     }();
     if (const auto* shapes = (*hidden)["shapes"].as_array()) {
-      if (form.empty()) fail("[hidden] shapes: " + name_ + " takes no hidden cases (its lab.toml has no [lab] hidden_shape)");
+      if (form.empty())
+        fail("[hidden] shapes: " + name_ + " takes no hidden cases (its lab.toml has no [lab] hidden_shape)");
       for (const auto& shape : *shapes) {
         const auto* dims = shape.as_array();
         std::vector<int> values;
         if (dims)
           for (const auto& d : *dims)
-            if (const auto i = d.value<int64_t>(); i && *i >= 1 && *i <= (1 << 20)) values.push_back(static_cast<int>(*i));
+            if (const auto i = d.value<int64_t>(); i && *i >= 1 && *i <= (1 << 20))
+              values.push_back(static_cast<int>(*i));
         if (!dims || values.size() != form.size() || values.size() != dims->size())
           fail("[hidden] shapes: each shape is " + form_text + ", whole numbers from 1 to 1048576");
         hidden_.shapes.push_back(std::move(values));

@@ -100,27 +100,30 @@ std::string md_cell(const std::string& s) {
 std::string to_markdown(const Board& b) {
   std::string md = fmt::format("# Leaderboard: {} / {}\n\n", md_cell(b.lab), md_cell(b.exercise));
   if (!b.generated_at.empty()) md += fmt::format("Generated {}. ", md_cell(b.generated_at));
-  md += "Times are medians per call in ms, with an interval of about 95%. Rows whose intervals "
-        "overlap are tied (`=`), and so are rows whose medians are less than 1% apart: that run cannot order "
-        "them. CV is robust (the interquartile range over 1.349 medians): one stray call does not move it. "
-        "Reference tiers are in bold.\n\n";
+  md +=
+      "Times are medians per call in ms, with an interval of about 95%. Rows whose intervals "
+      "overlap are tied (`=`), and so are rows whose medians are less than 1% apart: that run cannot order "
+      "them. CV is robust (the interquartile range over 1.349 medians): one stray call does not move it. "
+      "Reference tiers are in bold.\n\n";
   if (b.rows.empty()) {
     md += "No valid entries yet.\n";
   } else {
-    md += "| rank | entry | median (ms) | interval (ms) | CV | date | GPU | status |\n"
-          "|---:|---|---:|---|---:|---|---|---|\n";
+    md +=
+        "| rank | entry | median (ms) | interval (ms) | CV | date | GPU | status |\n"
+        "|---:|---|---:|---|---:|---|---|---|\n";
     for (const auto& r : b.rows) {
       const auto& t = r.timing;
       const std::string entry = t.tier ? "**" + md_cell(t.entry) + "**" : md_cell(t.entry);
       const std::string status = t.reason.empty() ? md_cell(t.status) : md_cell(t.status + ": " + t.reason);
       md += fmt::format("| {} | {} | {} | [{}, {}] | {} | {} | {} | {} |\n", rank_label(r), entry, ms(t.median_ms),
-                        ms(t.low_ms), ms(t.high_ms), percent(t.cv), md_cell(short_date(r.date)),
-                        md_cell(gpu_label(r)), status);
+                        ms(t.low_ms), ms(t.high_ms), percent(t.cv), md_cell(short_date(r.date)), md_cell(gpu_label(r)),
+                        status);
     }
   }
   if (!b.invalid.empty()) {
-    md += "\n## Invalid entries\n\nNo valid time in any run; the reason from the latest one.\n\n"
-          "| entry | date | GPU | reason |\n|---|---|---|---|\n";
+    md +=
+        "\n## Invalid entries\n\nNo valid time in any run; the reason from the latest one.\n\n"
+        "| entry | date | GPU | reason |\n|---|---|---|---|\n";
     for (const auto& r : b.invalid)
       md += fmt::format("| {} | {} | {} | {} |\n", md_cell(r.timing.entry), md_cell(short_date(r.date)),
                         md_cell(gpu_label(r)), md_cell(r.timing.reason));
@@ -135,10 +138,10 @@ std::string to_csv(const Board& b) {
   const auto line = [&](const BoardRow& r, bool ranked) {
     const auto& t = r.timing;
     const std::string rank = ranked && !t.tier ? std::to_string(r.rank) : "";
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", rank, r.tied ? "true" : "false",
-                       csv_field(t.entry), t.tier ? "true" : "false", csv_field(t.status), t.median_ms, t.low_ms,
-                       t.high_ms, t.cv, t.samples, csv_field(r.date), csv_field(r.gpu), r.gpu_clock_mhz,
-                       csv_field(t.reason));
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", rank, r.tied ? "true" : "false", csv_field(t.entry),
+                    t.tier ? "true" : "false", csv_field(t.status), t.median_ms, t.low_ms, t.high_ms, t.cv, t.samples,
+                    csv_field(r.date), csv_field(r.gpu), r.gpu_clock_mhz, csv_field(t.reason));
   };
   for (const auto& r : b.rows) line(r, true);
   for (const auto& r : b.invalid) line(r, false);
@@ -148,10 +151,21 @@ std::string to_csv(const Board& b) {
 namespace {
 nlohmann::json row_json(const BoardRow& r) {
   const auto& t = r.timing;
-  return {{"rank", r.rank},       {"tied", r.tied},     {"entry", t.entry},   {"tier", t.tier},
-          {"status", t.status},   {"reason", t.reason}, {"median_ms", t.median_ms}, {"low_ms", t.low_ms},
-          {"high_ms", t.high_ms}, {"cv", t.cv},         {"samples", t.samples}, {"date", r.date},
-          {"gpu", r.gpu},         {"gpu_clock_mhz", r.gpu_clock_mhz}, {"run_id", r.run_id}};
+  return {{"rank", r.rank},
+          {"tied", r.tied},
+          {"entry", t.entry},
+          {"tier", t.tier},
+          {"status", t.status},
+          {"reason", t.reason},
+          {"median_ms", t.median_ms},
+          {"low_ms", t.low_ms},
+          {"high_ms", t.high_ms},
+          {"cv", t.cv},
+          {"samples", t.samples},
+          {"date", r.date},
+          {"gpu", r.gpu},
+          {"gpu_clock_mhz", r.gpu_clock_mhz},
+          {"run_id", r.run_id}};
 }
 }  // namespace
 
@@ -159,8 +173,8 @@ nlohmann::json to_json(const Board& b) {
   nlohmann::json rows = nlohmann::json::array(), invalid = nlohmann::json::array();
   for (const auto& r : b.rows) rows.push_back(row_json(r));
   for (const auto& r : b.invalid) invalid.push_back(row_json(r));
-  return {{"lab", b.lab}, {"exercise", b.exercise}, {"generated_at", b.generated_at}, {"rows", rows},
-          {"invalid", invalid}};
+  return {
+      {"lab", b.lab}, {"exercise", b.exercise}, {"generated_at", b.generated_at}, {"rows", rows}, {"invalid", invalid}};
 }
 
 // ---- HTML ----------------------------------------------------------------------------------
@@ -174,14 +188,29 @@ std::string esc(const std::string& s) {
   out.reserve(s.size());
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      case '=': out += "&#61;"; break;
-      case '`': out += "&#96;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case '=':
+        out += "&#61;";
+        break;
+      case '`':
+        out += "&#96;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -278,8 +307,8 @@ std::string svg_plot(const Board& b) {
   const double W = 960, left = 230, right = 24, top = 14, row_h = 24, bottom = 46;
   const double H = top + row_h * std::max<std::size_t>(b.rows.size(), 1) + bottom;
   std::string s = fmt::format(
-      "<svg id=\"plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"Median time per entry with its interval\">\n", W,
-      H);
+      "<svg id=\"plot\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"Median time per entry with its interval\">\n",
+      W, H);
   if (b.rows.empty()) {
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">No valid entries yet.</text>\n</svg>\n", W / 2,
                      top + row_h / 2 + 4);
@@ -306,9 +335,10 @@ std::string svg_plot(const Board& b) {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x(t), plot_bottom + 16,
                      ms(t));
   }
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">median time per call (ms), {} scale; "
-                   "whiskers: ~95% interval</text>\n</g>\n",
-                   left + plot_w / 2, plot_bottom + 36, axis.log ? "log" : "linear");
+  s += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">median time per call (ms), {} scale; "
+      "whiskers: ~95% interval</text>\n</g>\n",
+      left + plot_w / 2, plot_bottom + 36, axis.log ? "log" : "linear");
   for (const auto& r : b.rows)
     if (r.timing.tier)
       s += fmt::format("<line class=\"tierline\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2:.1f}\"/>\n",
@@ -325,7 +355,8 @@ std::string svg_plot(const Board& b) {
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{} {}</text>", left - 10, y + 4,
                      esc(rank_label(r)), esc(clip(t.entry, 28)));
     const double x0 = x(lower(r)), x1 = x(upper(r));
-    s += fmt::format("<line class=\"whisker\" x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", x0, x1, y);
+    s +=
+        fmt::format("<line class=\"whisker\" x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", x0, x1, y);
     for (double xe : {x0, x1})
       s += fmt::format("<line class=\"whisker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>", xe,
                        y - 5, y + 5);
@@ -348,7 +379,8 @@ std::string board_table(const Board& b) {
     if (!t.reason.empty()) status += "<div class=\"reason\">" + esc(t.reason) + "</div>";
     s += fmt::format(
         "<tr class=\"{}\"><td class=\"rank\">{}</td><td class=\"entry\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\">{} &ndash; {}</td><td class=\"num\">{}</td><td class=\"date\" title=\"{}\">{}</td><td>{}</td>"
+        "<td class=\"num\">{} &ndash; {}</td><td class=\"num\">{}</td><td class=\"date\" "
+        "title=\"{}\">{}</td><td>{}</td>"
         "<td class=\"status\">{}</td></tr>\n",
         cls, esc(rank_label(r)), esc(t.entry), ms(t.median_ms), ms(t.low_ms), ms(t.high_ms), percent(t.cv), esc(r.date),
         esc(short_date(r.date)), esc(gpu_label(r)), status);
@@ -357,13 +389,14 @@ std::string board_table(const Board& b) {
 }
 
 std::string invalid_table(const Board& b) {
-  std::string s = "<table id=\"invalid\">\n<thead><tr><th>entry</th><th>date</th><th>GPU</th><th>reason</th></tr>"
-                  "</thead>\n<tbody>\n";
+  std::string s =
+      "<table id=\"invalid\">\n<thead><tr><th>entry</th><th>date</th><th>GPU</th><th>reason</th></tr>"
+      "</thead>\n<tbody>\n";
   if (b.invalid.empty()) s += "<tr><td colspan=\"4\">None.</td></tr>\n";
   for (const auto& r : b.invalid)
-    s += fmt::format("<tr><td class=\"entry\">{}</td><td class=\"date\" title=\"{}\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                     esc(r.timing.entry), esc(r.date), esc(short_date(r.date)), esc(gpu_label(r)),
-                     esc(r.timing.reason));
+    s += fmt::format(
+        "<tr><td class=\"entry\">{}</td><td class=\"date\" title=\"{}\">{}</td><td>{}</td><td>{}</td></tr>\n",
+        esc(r.timing.entry), esc(r.date), esc(short_date(r.date)), esc(gpu_label(r)), esc(r.timing.reason));
   return s + "</tbody>\n</table>\n";
 }
 
@@ -371,8 +404,9 @@ std::string invalid_table(const Board& b) {
 
 std::string to_html(const Board& b) {
   const std::string title = "Leaderboard: " + b.lab + " / " + b.exercise;
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   h += "<title>" + esc(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<main>\n";
   h += "<h1>" + esc(title) + "</h1>\n<p class=\"meta\">";
   if (!b.generated_at.empty()) h += "Generated " + esc(b.generated_at) + ". ";

@@ -21,8 +21,10 @@ std::string summary(const char* sql) {
   const char* p = sql;
   for (; *p && s.size() < 48; ++p) {
     const bool space = *p == ' ' || *p == '\n' || *p == '\t';
-    if (!space) s += *p;
-    else if (!s.empty() && s.back() != ' ') s += ' ';
+    if (!space)
+      s += *p;
+    else if (!s.empty() && s.back() != ' ')
+      s += ' ';
   }
   return *p ? s + "..." : s;
 }
@@ -38,7 +40,7 @@ struct Finalize {
 
 // A prepared statement; values only ever reach SQL through bind().
 class Statement {
- public:
+public:
   Statement(sqlite3* db, const std::filesystem::path& file, const char* sql) : db_(db), file_(file), sql_(sql) {
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK) fail(db_, file_, what("sqlite3_prepare_v2"));
@@ -46,7 +48,8 @@ class Statement {
   }
 
   Statement& bind(int i, const std::string& v) {
-    check(sqlite3_bind_text(stmt_.get(), i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT), "sqlite3_bind_text");
+    check(sqlite3_bind_text(stmt_.get(), i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT),
+          "sqlite3_bind_text");
     return *this;
   }
   Statement& bind(int i, double v) {
@@ -83,7 +86,7 @@ class Statement {
   double real(int col) const { return sqlite3_column_double(stmt_.get(), col); }
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
 
- private:
+private:
   std::string what(const char* call) const { return fmt::format("{} ({})", call, summary(sql_)); }
   void check(int rc, const char* call) {
     if (rc != SQLITE_OK) fail(db_, file_, what(call));
@@ -100,7 +103,7 @@ void exec(sqlite3* db, const std::filesystem::path& file, const char* sql) { Sta
 // BEGIN IMMEDIATE takes the write lock at once, so two graders writing the same file queue
 // (busy timeout) instead of failing half way. Rolled back unless committed.
 class Transaction {
- public:
+public:
   Transaction(sqlite3* db, const std::filesystem::path& file) : db_(db), file_(file) {
     exec(db_, file_, "BEGIN IMMEDIATE");
   }
@@ -115,7 +118,7 @@ class Transaction {
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
 
- private:
+private:
   sqlite3* db_;
   const std::filesystem::path& file_;
   bool open_ = true;
@@ -161,9 +164,10 @@ void create_schema(sqlite3* db, const std::filesystem::path& file) {
     Statement tables(db, file, "SELECT count(*) FROM sqlite_master");
     tables.step();
     if (tables.integer(0) > 0)
-      throw std::runtime_error(fmt::format("leaderboard database {}: not a leaderboard database (it has tables but "
-                                           "no schema version)",
-                                           file.string()));
+      throw std::runtime_error(
+          fmt::format("leaderboard database {}: not a leaderboard database (it has tables but "
+                      "no schema version)",
+                      file.string()));
     Transaction t(db, file);
     if (user_version(db, file) == 0)  // not created meanwhile by another grader
       for (const char* sql : kSchema) exec(db, file, sql);
@@ -171,13 +175,14 @@ void create_schema(sqlite3* db, const std::filesystem::path& file) {
     version = user_version(db, file);
   }
   if (version != kSchemaVersion)
-    throw std::runtime_error(fmt::format("leaderboard database {}: schema version {}, this grader reads version {} "
-                                         "(written by another version of the grader?)",
-                                         file.string(), version, kSchemaVersion));
+    throw std::runtime_error(
+        fmt::format("leaderboard database {}: schema version {}, this grader reads version {} "
+                    "(written by another version of the grader?)",
+                    file.string(), version, kSchemaVersion));
 }
 
 // The columns every board query selects, in the order read_row reads them.
-#define BOARD_COLUMNS                                                                                  \
+#define BOARD_COLUMNS                                                                               \
   "SELECT r.entry, r.tier, r.status, r.reason, r.median_ms, r.low_ms, r.high_ms, r.cv, r.samples, " \
   "u.started_at, u.gpu_name, u.gpu_clock_mhz, u.id FROM results r JOIN runs u ON u.id = r.run_id "
 
@@ -210,7 +215,6 @@ std::vector<BoardRow> first_per_entry(Statement& s) {
   return rows;
 }
 
-
 }  // namespace
 
 void HistoryDb::Close::operator()(sqlite3* db) const {
@@ -232,9 +236,10 @@ HistoryDb::HistoryDb(const std::filesystem::path& file) : file_(file) {
 std::int64_t HistoryDb::add_run(const RunInfo& run, const std::vector<EntryTiming>& entries) {
   for (const auto& e : entries) {
     if (e.status != "valid" && e.status != "flagged" && e.status != "invalid")
-      throw std::runtime_error(fmt::format("leaderboard: entry '{}' has status '{}'; expected valid, flagged or "
-                                           "invalid",
-                                           e.entry, e.status));
+      throw std::runtime_error(
+          fmt::format("leaderboard: entry '{}' has status '{}'; expected valid, flagged or "
+                      "invalid",
+                      e.entry, e.status));
     if (e.status != "invalid" && !(std::isfinite(e.median_ms) && e.median_ms > 0))
       throw std::runtime_error(
           fmt::format("leaderboard: entry '{}' is {} but has no time (median {} ms)", e.entry, e.status, e.median_ms));
@@ -272,16 +277,18 @@ Board HistoryDb::board(const std::string& lab, const std::string& exercise) cons
 
   // Each student's best: lowest median first, the earliest run among equal ones.
   Statement best(db, file_,
-                 BOARD_COLUMNS "WHERE u.lab = ?1 AND u.exercise = ?2 AND r.tier = 0 AND r.status IN ('valid', "
-                               "'flagged') ORDER BY r.entry, r.median_ms, u.started_at, u.id");
+                 BOARD_COLUMNS
+                 "WHERE u.lab = ?1 AND u.exercise = ?2 AND r.tier = 0 AND r.status IN ('valid', "
+                 "'flagged') ORDER BY r.entry, r.median_ms, u.started_at, u.id");
   best.bind(1, lab).bind(2, exercise);
   board.rows = first_per_entry(best);
 
   // The tiers of the latest run that timed any: the references as they are now.
   Statement tiers(db, file_,
-                  BOARD_COLUMNS "WHERE r.tier = 1 AND r.run_id = (SELECT u2.id FROM runs u2 JOIN results r2 ON "
-                                "r2.run_id = u2.id WHERE u2.lab = ?1 AND u2.exercise = ?2 AND r2.tier = 1 ORDER BY "
-                                "u2.started_at DESC, u2.id DESC LIMIT 1) ORDER BY r.entry");
+                  BOARD_COLUMNS
+                  "WHERE r.tier = 1 AND r.run_id = (SELECT u2.id FROM runs u2 JOIN results r2 ON "
+                  "r2.run_id = u2.id WHERE u2.lab = ?1 AND u2.exercise = ?2 AND r2.tier = 1 ORDER BY "
+                  "u2.started_at DESC, u2.id DESC LIMIT 1) ORDER BY r.entry");
   tiers.bind(1, lab).bind(2, exercise);
   while (tiers.step()) {
     BoardRow row = read_row(tiers);
@@ -290,10 +297,11 @@ Board HistoryDb::board(const std::string& lab, const std::string& exercise) cons
 
   // Students never valid: their latest result says why.
   Statement invalid(db, file_,
-                    BOARD_COLUMNS "WHERE u.lab = ?1 AND u.exercise = ?2 AND r.tier = 0 AND r.status = 'invalid' AND "
-                                  "r.entry NOT IN (SELECT r2.entry FROM results r2 JOIN runs u2 ON u2.id = r2.run_id "
-                                  "WHERE u2.lab = ?1 AND u2.exercise = ?2 AND r2.tier = 0 AND r2.status IN ('valid', "
-                                  "'flagged')) ORDER BY r.entry, u.started_at DESC, u.id DESC");
+                    BOARD_COLUMNS
+                    "WHERE u.lab = ?1 AND u.exercise = ?2 AND r.tier = 0 AND r.status = 'invalid' AND "
+                    "r.entry NOT IN (SELECT r2.entry FROM results r2 JOIN runs u2 ON u2.id = r2.run_id "
+                    "WHERE u2.lab = ?1 AND u2.exercise = ?2 AND r2.tier = 0 AND r2.status IN ('valid', "
+                    "'flagged')) ORDER BY r.entry, u.started_at DESC, u.id DESC");
   invalid.bind(1, lab).bind(2, exercise);
   for (auto& row : first_per_entry(invalid)) board.invalid.push_back(std::move(row));
 

@@ -38,7 +38,7 @@ namespace {
 struct Entry {
   std::string name;
   bool reference = false;
-  fs::path program, src, build;  // src and build: shown read-only in the sandbox
+  fs::path program, src, build;            // src and build: shown read-only in the sandbox
   std::map<std::string, std::string> env;  // the runner's path, for a harness with a runner
   // Each round's timed calls, one vector per round (each round is a process of its own).
   using Rounds = std::vector<std::vector<double>>;
@@ -175,7 +175,8 @@ void Leaderboard::time_once(Entry& e, int round) {
   run.run_dir = dir;
   if (!e.src.empty()) run.readable = {e.src, e.build};
   for (const auto& path : o_.batch.overrides) run.readable.push_back(fs::absolute(path));
-  run.hidden = hidden_from_submissions(paths_, config_.name(), {fs::absolute(o_.batch.submissions), fs::absolute(o_.out)});
+  run.hidden =
+      hidden_from_submissions(paths_, config_.name(), {fs::absolute(o_.batch.submissions), fs::absolute(o_.out)});
   run.readable.push_back(fs::absolute(e.program));
   if (e.reference) run.readable.push_back(fs::absolute(paths_.build_root) / "bin");  // its runner
   run.base = {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
@@ -274,7 +275,8 @@ int Leaderboard::run() {
       no.reason = "forbidden: " + findings;
     } else if (s.report.run.state == RunState::BuildFailed || s.report.run.state == RunState::NotGraded) {
       no.reason = "not graded: " + s.status;
-    } else if (std::find(correct.begin(), correct.end(), exercise_) == correct.end() || ex == s.report.exercises.end()) {
+    } else if (std::find(correct.begin(), correct.end(), exercise_) == correct.end() ||
+               ex == s.report.exercises.end()) {
       no.reason = exercise_ + " is not correct on every grading case (" + s.status + ")";
     } else {
       Entry e;
@@ -337,10 +339,11 @@ int Leaderboard::run() {
   info.driver = fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10);
   info.host = host;
   info.seed = seed_;
-  info.method = fmt::format("{} rounds in random order, {} warm-up and {} timed calls per entry and round; fresh "
-                            "inputs and a checked output every call; L2 flushed; CUDA events; median of all calls "
-                            "with a 95% order-statistics interval",
-                            o_.rounds, static_cast<int>(config_.number("timing.warmup").value_or(2)), calls_);
+  info.method = fmt::format(
+      "{} rounds in random order, {} warm-up and {} timed calls per entry and round; fresh "
+      "inputs and a checked output every call; L2 flushed; CUDA events; median of all calls "
+      "with a 95% order-statistics interval",
+      o_.rounds, static_cast<int>(config_.number("timing.warmup").value_or(2)), calls_);
   const fs::path db_file = o_.db.empty() ? o_.out / "leaderboard.sqlite" : o_.db;
   lb::HistoryDb db(db_file);
   db.add_run(info, timings);
@@ -351,8 +354,8 @@ int Leaderboard::run() {
   write_atomically(o_.out / "leaderboard.json", lb::to_json(board).dump(2) + "\n");
   write_atomically(o_.out / "leaderboard.html", lb::to_html(board));
   std::cout << lb::to_markdown(board);
-  std::cerr << "board: " << (o_.out / "leaderboard.html").string() << " (and .md, .csv, .json); history: "
-            << db_file.string() << '\n';
+  std::cerr << "board: " << (o_.out / "leaderboard.html").string()
+            << " (and .md, .csv, .json); history: " << db_file.string() << '\n';
   return 0;
 }
 
@@ -416,7 +419,8 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
     const auto r = run_process(p);
     const auto recorded = read_recorded(out, exercise);
     if (recorded.empty())
-      rows.push_back(summarize_entry(ref ? "reference" : "you", ref, {}, "the run " + r.describe() + " (log: " + p.output_file->string() + ")", 1.0));
+      rows.push_back(summarize_entry(ref ? "reference" : "you", ref, {},
+                                     "the run " + r.describe() + " (log: " + p.output_file->string() + ")", 1.0));
     for (const auto& rec : recorded) {
       const std::string name = rec.entry == "self" ? (ref ? "reference" : "you") : rec.entry;
       if (rec.entry != "self" && !ref && with_reference) continue;
@@ -439,18 +443,21 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
   lb::rank_rows(board.rows);
   std::cout << lb::to_markdown(board);
   // Where "you" would land: between which tiers.
-  const auto you = std::find_if(board.rows.begin(), board.rows.end(), [](const lb::BoardRow& r) { return r.timing.entry == "you"; });
+  const auto you =
+      std::find_if(board.rows.begin(), board.rows.end(), [](const lb::BoardRow& r) { return r.timing.entry == "you"; });
   if (you != board.rows.end()) {
     std::string faster, slower;
     for (const auto& r : board.rows) {
       if (!r.timing.tier) continue;
-      if (r.timing.median_ms < you->timing.median_ms) slower = r.timing.entry;  // the last tier faster than you
-      else if (faster.empty()) faster = r.timing.entry;                           // the first tier slower than you
+      if (r.timing.median_ms < you->timing.median_ms)
+        slower = r.timing.entry;  // the last tier faster than you
+      else if (faster.empty())
+        faster = r.timing.entry;  // the first tier slower than you
     }
     std::cout << fmt::format("\nyour {} median: {:.3f} ms; {}\n", exercise, you->timing.median_ms,
-                             slower.empty() ? "faster than every tier" :
-                             faster.empty() ? "slower than every tier (" + slower + " is the slowest ahead of you)" :
-                                              "between " + slower + " (faster) and " + faster + " (slower)");
+                             slower.empty()   ? "faster than every tier"
+                             : faster.empty() ? "slower than every tier (" + slower + " is the slowest ahead of you)"
+                                              : "between " + slower + " (faster) and " + faster + " (slower)");
   }
   return board.invalid.empty() ? 0 : 1;
 }

@@ -22,12 +22,12 @@
 namespace grader {
 
 struct LeaderboardOptions {
-  BatchOptions batch;             // lab, submissions, out (the batch goes to out/batch), limits
+  BatchOptions batch;  // lab, submissions, out (the batch goes to out/batch), limits
   std::filesystem::path out;
-  std::string exercise;           // default: [leaderboard] exercise in lab.toml, else the last exercise
-  std::filesystem::path db;       // default: out/leaderboard.sqlite
+  std::string exercise;      // default: [leaderboard] exercise in lab.toml, else the last exercise
+  std::filesystem::path db;  // default: out/leaderboard.sqlite
   int rounds = 5;
-  int calls = 0;                  // timed calls per entry and round; 0: [leaderboard] calls
+  int calls = 0;  // timed calls per entry and round; 0: [leaderboard] calls
 };
 
 int run_leaderboard(const Paths& paths, const LeaderboardOptions& options);

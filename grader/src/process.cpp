@@ -30,13 +30,13 @@ std::string ProcessResult::describe() const {
   if (cancelled) return "stopped: the grader was interrupted";
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(seconds + 0.5)) + " s and was killed";
   if (memory_exceeded)
-    return "used more than its memory limit (" + std::to_string(peak_memory_bytes >> 20) + " MiB resident) and was killed";
-  if (processes_exceeded)
-    return "started too many processes (" + std::to_string(peak_processes) + ") and was killed";
+    return "used more than its memory limit (" + std::to_string(peak_memory_bytes >> 20) +
+           " MiB resident) and was killed";
+  if (processes_exceeded) return "started too many processes (" + std::to_string(peak_processes) + ") and was killed";
   if (signal != 0) {
     const char* name = sigabbrev_np(signal);
-    return std::string("killed by signal ") + (name ? std::string("SIG") + name : std::to_string(signal)) +
-           " (" + strsignal(signal) + ")";
+    return std::string("killed by signal ") + (name ? std::string("SIG") + name : std::to_string(signal)) + " (" +
+           strsignal(signal) + ")";
   }
   return "exited with status " + std::to_string(exit_code);
 }
@@ -306,8 +306,8 @@ private:
   int in_, out_;
   std::size_t limit_, head_, end_;
   std::vector<char> buffer_;
-  std::string tail_;              // the last end_ bytes after the head (up to twice that, trimmed)
-  std::size_t past_head_ = 0;     // bytes read after the head
+  std::string tail_;           // the last end_ bytes after the head (up to twice that, trimmed)
+  std::size_t past_head_ = 0;  // bytes read after the head
   int wake_[2] = {-1, -1};
   std::thread thread_;
   std::size_t kept_ = 0;
@@ -392,8 +392,10 @@ ProcessResult run_process(const ProcessOptions& options) {
     }
     // After stdout and stderr are in place (a descriptor given might be numbered like a pipe's).
     for (const auto& [child_fd, parent_fd] : pass_fds) {
-      if (child_fd == parent_fd) ::fcntl(child_fd, F_SETFD, 0);
-      else ::dup2(parent_fd, child_fd);  // the copy is not close-on-exec
+      if (child_fd == parent_fd)
+        ::fcntl(child_fd, F_SETFD, 0);
+      else
+        ::dup2(parent_fd, child_fd);  // the copy is not close-on-exec
     }
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
@@ -461,7 +463,8 @@ ProcessResult run_process(const ProcessOptions& options) {
       const auto usage = tree_usage(pid);
       result.peak_memory_bytes = std::max(result.peak_memory_bytes, usage.resident_bytes);
       result.peak_processes = std::max(result.peak_processes, static_cast<int>(usage.pids.size()));
-      if (limits.memory_bytes > 0 && usage.resident_bytes > limits.memory_bytes) result.memory_exceeded = kill_now = true;
+      if (limits.memory_bytes > 0 && usage.resident_bytes > limits.memory_bytes)
+        result.memory_exceeded = kill_now = true;
       if (limits.max_processes > 0 && static_cast<int>(usage.pids.size()) > limits.max_processes)
         result.processes_exceeded = kill_now = true;
     }

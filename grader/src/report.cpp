@@ -9,12 +9,18 @@ namespace grader {
 
 std::string to_string(RunState state) {
   switch (state) {
-    case RunState::Completed: return "completed";
-    case RunState::BuildFailed: return "build failed";
-    case RunState::Crashed: return "crashed";
-    case RunState::TimedOut: return "timed out";
-    case RunState::NoGpu: return "no GPU";
-    case RunState::NotGraded: return "not graded";
+    case RunState::Completed:
+      return "completed";
+    case RunState::BuildFailed:
+      return "build failed";
+    case RunState::Crashed:
+      return "crashed";
+    case RunState::TimedOut:
+      return "timed out";
+    case RunState::NoGpu:
+      return "no GPU";
+    case RunState::NotGraded:
+      return "not graded";
   }
   return "unknown";
 }
@@ -34,11 +40,15 @@ bool LabReport::passed() const {
 int exit_status(const LabReport& report) {
   switch (report.run.state) {
     case RunState::BuildFailed:
-    case RunState::NotGraded: return 2;
+    case RunState::NotGraded:
+      return 2;
     case RunState::Crashed:
-    case RunState::TimedOut: return 3;
-    case RunState::NoGpu: return 4;
-    case RunState::Completed: break;
+    case RunState::TimedOut:
+      return 3;
+    case RunState::NoGpu:
+      return 4;
+    case RunState::Completed:
+      break;
   }
   return report.passed() ? 0 : 1;
 }
@@ -62,9 +72,9 @@ bool correct(const ExerciseConfig& ex, const std::vector<CaseResult>& untimed) {
 }
 }  // namespace
 
-LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
-                       const RunStatus& run, std::uint64_t seed, const std::string& device,
-                       const std::vector<Plan>& plans, bool only_recorded) {
+LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results, const RunStatus& run,
+                       std::uint64_t seed, const std::string& device, const std::vector<Plan>& plans,
+                       bool only_recorded) {
   LabReport report;
   report.lab = config.name();
   report.title = config.title();
@@ -95,8 +105,8 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
       }
       // The cases a test planned but never recorded (a crash half-way). A kind already said to be
       // not graded is said so once: no "planned case 2 of 2 ... did not get this far" after it.
-      const bool said_not_graded = kind == "performance" && kr.cases.size() == 1 &&
-                                   kr.cases[0].detail.rfind("not graded:", 0) == 0;
+      const bool said_not_graded =
+          kind == "performance" && kr.cases.size() == 1 && kr.cases[0].detail.rfind("not graded:", 0) == 0;
       int planned = 0;
       for (const auto& p : plans)
         if (!said_not_graded && p.exercise == ex.name && p.kind == kind) planned += p.cases;
@@ -119,8 +129,8 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
         missing.detail = run.state == RunState::Completed ? "the test program recorded no case for it" : why_missing;
         kr.cases.push_back(missing);
       }
-      kr.passed = static_cast<int>(std::count_if(kr.cases.begin(), kr.cases.end(),
-                                                 [](const CaseResult& c) { return c.passed(); }));
+      kr.passed = static_cast<int>(
+          std::count_if(kr.cases.begin(), kr.cases.end(), [](const CaseResult& c) { return c.passed(); }));
       kr.points_earned = points * kr.passed / static_cast<double>(kr.cases.size());
       er.points_possible += kr.points_possible;
       er.points_earned += kr.points_earned;
@@ -142,7 +152,6 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
   }
   return report;
 }
-
 
 std::vector<std::string> exercises_to_time(const LabConfig& config, const std::vector<CaseResult>& untimed) {
   std::vector<std::string> names;
@@ -171,24 +180,32 @@ nlohmann::json to_json(const LabReport& r) {
     for (const auto& k : e.kinds) {
       nlohmann::json cases = nlohmann::json::array();
       for (const auto& c : k.cases) cases.push_back(to_json(c));
-      kinds.push_back({{"kind", k.kind}, {"points", k.points_earned}, {"max_points", k.points_possible},
-                       {"passed", k.passed}, {"total", k.cases.size()}, {"cases", cases}});
+      kinds.push_back({{"kind", k.kind},
+                       {"points", k.points_earned},
+                       {"max_points", k.points_possible},
+                       {"passed", k.passed},
+                       {"total", k.cases.size()},
+                       {"cases", cases}});
     }
-    exercises.push_back({{"name", e.name}, {"title", e.title}, {"passed", e.passed()},
-                         {"points", e.points_earned}, {"max_points", e.points_possible}, {"checks", kinds}});
+    exercises.push_back({{"name", e.name},
+                         {"title", e.title},
+                         {"passed", e.passed()},
+                         {"points", e.points_earned},
+                         {"max_points", e.points_possible},
+                         {"checks", kinds}});
   }
   nlohmann::json j = {{"lab", r.lab},
-          {"title", r.title},
-          {"seed", r.seed},
-          {"filter", r.filter},
-          {"device", r.device},
-          {"thresholds", r.thresholds},
-          {"run", {{"state", to_string(r.run.state)}, {"detail", r.run.detail}}},
-          {"passed", r.passed()},
-          {"points", r.points_earned},
-          {"max_points", r.points_possible},
-          {"exit_status", exit_status(r)},
-          {"exercises", exercises}};
+                      {"title", r.title},
+                      {"seed", r.seed},
+                      {"filter", r.filter},
+                      {"device", r.device},
+                      {"thresholds", r.thresholds},
+                      {"run", {{"state", to_string(r.run.state)}, {"detail", r.run.detail}}},
+                      {"passed", r.passed()},
+                      {"points", r.points_earned},
+                      {"max_points", r.points_possible},
+                      {"exit_status", exit_status(r)},
+                      {"exercises", exercises}};
   if (r.time) j["time"] = to_json(*r.time);
   return j;
 }
@@ -222,8 +239,8 @@ std::string timing_line(const nlohmann::json& m) {
   if (m.contains("gflops")) line += fmt::format("  {:>7.0f} GFLOP/s", m["gflops"].get<double>());
   if (m.contains("bandwidth_gbs")) line += fmt::format("  {:>7.0f} GB/s", m["bandwidth_gbs"].get<double>());
   if (m.contains("speedup") && m.contains("min_speedup"))
-    line += fmt::format("  speedup {:.0f}x (needs >= {:.0f}x)", m["speedup"].get<double>(),
-                        m["min_speedup"].get<double>());
+    line +=
+        fmt::format("  speedup {:.0f}x (needs >= {:.0f}x)", m["speedup"].get<double>(), m["min_speedup"].get<double>());
   if (m.contains("ratio") && m.contains("min_ratio"))
     line += fmt::format("  {:.2f}x (needs >= {:.2f}x)", m["ratio"].get<double>(), m["min_ratio"].get<double>());
   return line;
@@ -260,8 +277,8 @@ std::string render_text(const LabReport& r, bool color) {
     for (const auto& k : e.kinds) {
       const bool all = k.passed == static_cast<int>(k.cases.size());
       const std::string mark = all ? s.green("PASS") : s.red("FAIL");
-      out += fmt::format("  {} {:<12} {:>3}/{:<3} cases passed {:>38}\n", mark, k.kind, k.passed,
-                         k.cases.size(), points(k.points_earned, k.points_possible));
+      out += fmt::format("  {} {:<12} {:>3}/{:<3} cases passed {:>38}\n", mark, k.kind, k.passed, k.cases.size(),
+                         points(k.points_earned, k.points_possible));
       int shown_failures = 0;
       for (const auto& c : k.cases) {
         const bool timed = c.metrics.contains("median_ms") || c.metrics.contains("ratio");
@@ -275,12 +292,14 @@ std::string render_text(const LabReport& r, bool color) {
         if (!c.passed() && !c.detail.empty()) {
           // A detail of several lines (a race named on its own line): each indented alike.
           std::string detail = c.detail;
-          for (std::size_t at = 0; (at = detail.find('\n', at)) != std::string::npos; at += 9) detail.insert(at + 1, "        ");
+          for (std::size_t at = 0; (at = detail.find('\n', at)) != std::string::npos; at += 9)
+            detail.insert(at + 1, "        ");
           out += "        " + s.yellow(detail) + "\n";
         }
       }
       const int failures = k.cases.size() - k.passed;
-      if (failures > 5) out += fmt::format("      ... and {} more failed cases (--json lists them all)\n", failures - 5);
+      if (failures > 5)
+        out += fmt::format("      ... and {} more failed cases (--json lists them all)\n", failures - 5);
     }
   }
   out += "\n" + s.bold(fmt::format("Total: {}", points(r.points_earned, r.points_possible))) + "    " +

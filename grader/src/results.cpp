@@ -10,27 +10,33 @@ namespace grader {
 
 std::string to_string(Outcome outcome) {
   switch (outcome) {
-    case Outcome::Passed: return "passed";
-    case Outcome::Incorrect: return "incorrect";
-    case Outcome::TooSlow: return "too slow";
-    case Outcome::Error: return "error";
-    case Outcome::Crashed: return "crashed";
-    case Outcome::NotRun: return "not run";
+    case Outcome::Passed:
+      return "passed";
+    case Outcome::Incorrect:
+      return "incorrect";
+    case Outcome::TooSlow:
+      return "too slow";
+    case Outcome::Error:
+      return "error";
+    case Outcome::Crashed:
+      return "crashed";
+    case Outcome::NotRun:
+      return "not run";
   }
   return "unknown";
 }
 
 Outcome outcome_from_string(const std::string& name) {
-  for (Outcome o : {Outcome::Passed, Outcome::Incorrect, Outcome::TooSlow, Outcome::Error,
-                    Outcome::Crashed, Outcome::NotRun})
+  for (Outcome o :
+       {Outcome::Passed, Outcome::Incorrect, Outcome::TooSlow, Outcome::Error, Outcome::Crashed, Outcome::NotRun})
     if (to_string(o) == name) return o;
   throw std::invalid_argument("unknown outcome '" + name + "'");
 }
 
 nlohmann::json to_json(const CaseResult& r) {
-  nlohmann::json j = {{"exercise", r.exercise}, {"kind", r.kind},     {"case", r.name},
-                      {"outcome", to_string(r.outcome)}, {"detail", r.detail}, {"seed", r.seed},
-                      {"metrics", r.metrics}};
+  nlohmann::json j = {
+      {"exercise", r.exercise}, {"kind", r.kind}, {"case", r.name},      {"outcome", to_string(r.outcome)},
+      {"detail", r.detail},     {"seed", r.seed}, {"metrics", r.metrics}};
   if (r.hidden) j["hidden"] = true;
   if (!r.thresholds.empty()) j["thresholds"] = r.thresholds;
   if (!r.time_ms.empty()) j["time_ms"] = r.time_ms;

@@ -23,18 +23,21 @@ Roster read_rows(const std::filesystem::path& file, std::istream& in) {
   io::CSVReader<5, io::trim_chars<' ', '\t'>, io::double_quote_escape<Sep, '"'>> csv(file.string(), in);
   csv.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "name", "lms_id", "extension", "email");
   if (!csv.has_column("id"))
-    throw RosterError(fmt::format("roster {}: its header has no `id` column (the course's student ids)", file.string()));
+    throw RosterError(
+        fmt::format("roster {}: its header has no `id` column (the course's student ids)", file.string()));
   RosterEntry e;
   while (csv.read_row(e.id, e.name, e.lms_id, e.extension, e.email)) {
     const unsigned line = csv.get_file_line();
-    if (e.id.empty() && e.name.empty() && e.lms_id.empty() && e.extension.empty() && e.email.empty()) continue;  // a blank line
+    if (e.id.empty() && e.name.empty() && e.lms_id.empty() && e.extension.empty() && e.email.empty())
+      continue;  // a blank line
     if (!valid_student_id(e.id))
       throw RosterError(fmt::format("roster {}:{}: '{}' is not a usable student id (letters, digits, . _ - @)",
                                     file.string(), line, e.id));
     if (!ids.insert(e.id).second)
       throw RosterError(fmt::format("roster {}:{}: the id {} is on the roster twice", file.string(), line, e.id));
     if (!e.lms_id.empty() && !lms_ids.insert(e.lms_id).second)
-      throw RosterError(fmt::format("roster {}:{}: the lms_id {} is on the roster twice", file.string(), line, e.lms_id));
+      throw RosterError(
+          fmt::format("roster {}:{}: the lms_id {} is on the roster twice", file.string(), line, e.lms_id));
     roster.students.push_back(e);
   }
   return roster;
@@ -84,7 +87,8 @@ Roster read_roster(const std::filesystem::path& file) {
       if (header) {
         commas = static_cast<std::size_t>(std::count(line.begin(), line.end(), sep));
         blank_sep = sep;
-      } else if (line.find_first_not_of(" \t\r") == std::string::npos) line = std::string(commas, blank_sep);
+      } else if (line.find_first_not_of(" \t\r") == std::string::npos)
+        line = std::string(commas, blank_sep);
       header = false;
       lines += line + '\n';
     }

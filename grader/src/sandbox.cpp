@@ -96,9 +96,14 @@ std::vector<std::string> Sandbox::wrap(const std::vector<std::string>& argv, con
                                        const std::vector<fs::path>& base, const std::vector<fs::path>& masked) const {
   std::vector<std::string> full;
   switch (kind_) {
-    case Kind::Bubblewrap: full = bwrap_prefix(tool_, writable, hidden, readable, base, masked); break;
-    case Kind::Unshare: full = {tool_, ::geteuid() == 0 ? "--net" : "-rn", "--"}; break;
-    case Kind::None: break;
+    case Kind::Bubblewrap:
+      full = bwrap_prefix(tool_, writable, hidden, readable, base, masked);
+      break;
+    case Kind::Unshare:
+      full = {tool_, ::geteuid() == 0 ? "--net" : "-rn", "--"};
+      break;
+    case Kind::None:
+      break;
   }
   full.insert(full.end(), argv.begin(), argv.end());
   return full;
@@ -113,14 +118,19 @@ std::string Sandbox::describe() const {
       "; CPU-time, file-size and core-dump limits; cleared environment; output truncated at a limit";
   switch (kind_) {
     case Kind::Bubblewrap:
-      return "bubblewrap (" + tool_ + "): read-only view of the machine except the submission's scratch folder, "
+      return "bubblewrap (" + tool_ +
+             "): read-only view of the machine except the submission's scratch folder, "
              "other submissions hidden, private /tmp, no network, own PID namespace, only the GPU's device files, " +
-             std::to_string(vendor_libraries_.size()) + " vendor math library files (cuBLAS, cuDNN, cuFFT ...) covered "
-             "while its code runs; " + always;
+             std::to_string(vendor_libraries_.size()) +
+             " vendor math library files (cuBLAS, cuDNN, cuFFT ...) covered "
+             "while its code runs; " +
+             always;
     case Kind::Unshare:
-      return "unshare (" + tool_ + "): no network (private network namespace); NOT read-only, and the vendor math "
+      return "unshare (" + tool_ +
+             "): no network (private network namespace); NOT read-only, and the vendor math "
              "libraries are NOT hidden (a call that loads one is still named): bubblewrap is not installed or cannot "
-             "run here; " + always;
+             "run here; " +
+             always;
     case Kind::None:
       return std::string(disabled_ ? "sandbox switched off (--no-sandbox)"
                                    : "no namespace isolation (neither bubblewrap nor unshare works here)") +

@@ -44,35 +44,67 @@ std::string strip_comments_and_strings(const std::string& s) {
     const char next = i + 1 < s.size() ? s[i + 1] : '\0';
     switch (state) {
       case Code:
-        if (c == '/' && next == '/') { state = Line; ++i; out += ' '; }
-        else if (c == '/' && next == '*') { state = Block; ++i; out += ' '; }
-        else if (c == '"' && !(raw_end = raw_string_end(s, i)).empty()) { state = Raw; out += c; }
-        else if (c == '"') { state = String; out += c; }
-        else if (c == '\'' && digit_separator(s, i)) out += c;
-        else if (c == '\'') { state = Char; out += c; }
-        else out += c;
+        if (c == '/' && next == '/') {
+          state = Line;
+          ++i;
+          out += ' ';
+        } else if (c == '/' && next == '*') {
+          state = Block;
+          ++i;
+          out += ' ';
+        } else if (c == '"' && !(raw_end = raw_string_end(s, i)).empty()) {
+          state = Raw;
+          out += c;
+        } else if (c == '"') {
+          state = String;
+          out += c;
+        } else if (c == '\'' && digit_separator(s, i))
+          out += c;
+        else if (c == '\'') {
+          state = Char;
+          out += c;
+        } else
+          out += c;
         break;
       case Line:
         if (c == '\\' && (next == '\n' || (next == '\r' && i + 2 < s.size() && s[i + 2] == '\n'))) {
           i += next == '\r' ? 2 : 1;  // a spliced line: still the comment
           out += '\n';
-        } else if (c == '\n') { state = Code; out += c; }
+        } else if (c == '\n') {
+          state = Code;
+          out += c;
+        }
         break;
       case Block:
-        if (c == '*' && next == '/') { state = Code; ++i; }
-        else if (c == '\n') out += c;
+        if (c == '*' && next == '/') {
+          state = Code;
+          ++i;
+        } else if (c == '\n')
+          out += c;
         break;
       case Raw:
-        if (s.compare(i, raw_end.size(), raw_end) == 0) { state = Code; i += raw_end.size() - 1; out += '"'; }
-        else out += c == '\n' ? '\n' : ' ';
+        if (s.compare(i, raw_end.size(), raw_end) == 0) {
+          state = Code;
+          i += raw_end.size() - 1;
+          out += '"';
+        } else
+          out += c == '\n' ? '\n' : ' ';
         break;
       case String:
       case Char: {
         const char quote = state == String ? '"' : '\'';
-        if (c == '\\' && next != '\0') { ++i; out += next == '\n' ? '\n' : ' '; }
-        else if (c == quote) { state = Code; out += c; }
-        else if (c == '\n') { state = Code; out += c; }  // unterminated: stop at end of line
-        else out += ' ';
+        if (c == '\\' && next != '\0') {
+          ++i;
+          out += next == '\n' ? '\n' : ' ';
+        } else if (c == quote) {
+          state = Code;
+          out += c;
+        } else if (c == '\n') {
+          state = Code;
+          out += c;
+        }  // unterminated: stop at end of line
+        else
+          out += ' ';
         break;
       }
     }

@@ -20,7 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 // A path inside an archive that stays inside it: relative, no "..", no empty name.
 bool safe_entry_path(const std::string& name) {
   if (name.empty() || name[0] == '/' || name[0] == '\\') return false;
@@ -87,7 +86,8 @@ Collected collect_from_folder(const Submission& s, const std::vector<std::string
     const fs::path src = s.path / found->second.path;
     if (fs::file_size(src) > limits.max_file_bytes) {
       c.rejected = true;
-      c.reason = to_valid_utf8(found->second.path) + " is larger than " + std::to_string(limits.max_file_bytes >> 10) + " KiB";
+      c.reason =
+          to_valid_utf8(found->second.path) + " is larger than " + std::to_string(limits.max_file_bytes >> 10) + " KiB";
       return c;
     }
     fs::copy_file(src, dest / name, fs::copy_options::overwrite_existing);
@@ -132,7 +132,8 @@ std::unique_ptr<archive, ArchiveDeleter> new_reader(Submission::Type type) {
   }
   // Plain, gzip, xz and bzip2 tars, each decompressed inside libarchive: a filter that would
   // call an outside program instead (ARCHIVE_WARN) is not what a grader should start.
-  for (auto* support : {archive_read_support_filter_gzip, archive_read_support_filter_xz, archive_read_support_filter_bzip2})
+  for (auto* support :
+       {archive_read_support_filter_gzip, archive_read_support_filter_xz, archive_read_support_filter_bzip2})
     if (support(a.get()) != ARCHIVE_OK) {
       a.reset(archive_read_new());
       archive_read_support_filter_gzip(a.get());
@@ -251,9 +252,11 @@ bool archive_names_wanted(const fs::path& path, Submission::Type type, const std
   for (std::size_t entries = 0; entries <= limits.max_entries; ++entries) {
     const int r = archive_read_next_header(a.get(), &entry);
     if (r == ARCHIVE_EOF) return false;
-    if (r < ARCHIVE_WARN || archive_filter_bytes(a.get(), 0) > static_cast<la_int64_t>(limits.max_total_bytes)) return true;
+    if (r < ARCHIVE_WARN || archive_filter_bytes(a.get(), 0) > static_cast<la_int64_t>(limits.max_total_bytes))
+      return true;
     const auto name = entry_name(entry, type == Submission::Type::Zip);
-    if (name && std::find(wanted.begin(), wanted.end(), fs::path(*name).filename().string()) != wanted.end()) return true;
+    if (name && std::find(wanted.begin(), wanted.end(), fs::path(*name).filename().string()) != wanted.end())
+      return true;
   }
   return true;
 }
@@ -268,9 +271,13 @@ bool valid_student_id(const std::string& id) {
 std::optional<std::pair<Submission::Type, std::string>> archive_kind(const std::string& file_name) {
   std::string lower = file_name;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const auto& [ext, type] : std::initializer_list<std::pair<const char*, Submission::Type>>{
-           {".zip", Submission::Type::Zip}, {".tar.gz", Submission::Type::TarGz}, {".tgz", Submission::Type::TarGz},
-           {".tar.xz", Submission::Type::TarGz}, {".tar.bz2", Submission::Type::TarGz}, {".tar", Submission::Type::TarGz}}) {
+  for (const auto& [ext, type] :
+       std::initializer_list<std::pair<const char*, Submission::Type>>{{".zip", Submission::Type::Zip},
+                                                                       {".tar.gz", Submission::Type::TarGz},
+                                                                       {".tgz", Submission::Type::TarGz},
+                                                                       {".tar.xz", Submission::Type::TarGz},
+                                                                       {".tar.bz2", Submission::Type::TarGz},
+                                                                       {".tar", Submission::Type::TarGz}}) {
     const std::string e = ext;
     if (lower.size() > e.size() && lower.compare(lower.size() - e.size(), e.size(), e) == 0)
       return std::make_pair(type, file_name.substr(0, file_name.size() - e.size()));
@@ -295,7 +302,8 @@ std::vector<Submission> discover_submissions(const fs::path& folder, std::vector
       s.type = kind->first;
       s.student = kind->second;
     } else {
-      if (skipped) skipped->push_back(name + ": not a folder or an archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.bz2)");
+      if (skipped)
+        skipped->push_back(name + ": not a folder or an archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.bz2)");
       continue;
     }
     if (!valid_student_id(s.student)) {  // a name as people have them: graded under an id made from it
@@ -320,7 +328,7 @@ Collected collect_files(const Submission& submission, const std::vector<std::str
   fs::remove_all(dest);
   fs::create_directories(dest);
   Collected c = submission.type == Submission::Type::Folder ? collect_from_folder(submission, wanted, dest, limits)
-                                                             : collect_from_archive(submission, wanted, dest, limits);
+                                                            : collect_from_archive(submission, wanted, dest, limits);
   if (!c.rejected) {
     // The pre-build check, on the copies (the bytes the compiler would read): nothing that could
     // make the compiler read another file gets as far as a build.

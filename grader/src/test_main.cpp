@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
     remote::HarnessOptions options;
     const char* runner = std::getenv("WORKBOOK_RUNNER");
     options.runner = runner && *runner ? runner : grading::program::runner;
-    if (const char* cap = std::getenv("WORKBOOK_RUNNER_FILE_BYTES")) options.file_bytes = std::strtoull(cap, nullptr, 10);
+    if (const char* cap = std::getenv("WORKBOOK_RUNNER_FILE_BYTES"))
+      options.file_bytes = std::strtoull(cap, nullptr, 10);
     return options;
   };
   if (remote_code) {

@@ -30,8 +30,9 @@ TextFile decode_text(std::string bytes, const std::filesystem::path& file, const
   std::size_t undefined = std::string::npos;
   std::string text = windows_1252_to_utf8(bytes, &undefined);
   if (undefined != std::string::npos)
-    throw refuse(undefined, fmt::format("byte 0x{:02X} is neither UTF-8 nor Windows-1252: save the file as \"CSV UTF-8\"",
-                                        static_cast<unsigned char>(bytes[undefined])));
+    throw refuse(undefined,
+                 fmt::format("byte 0x{:02X} is neither UTF-8 nor Windows-1252: save the file as \"CSV UTF-8\"",
+                             static_cast<unsigned char>(bytes[undefined])));
   return {std::move(text), "Windows-1252"};
 }
 

@@ -25,11 +25,15 @@ TimeSpent sum_case_times(const std::vector<CaseResult>& cases, double build_s, d
 std::string describe(const TimeSpent& t) {
   std::string kinds;
   for (const auto& [kind, s] : t.kinds) {
-    const auto at = [&](const char* name) { const auto it = s.find(name); return it == s.end() ? 0.0 : it->second; };
+    const auto at = [&](const char* name) {
+      const auto it = s.find(name);
+      return it == s.end() ? 0.0 : it->second;
+    };
     std::string parts;
     for (const auto& [key, word] : kPhases)
       if (at(key) >= 0.05) parts += fmt::format("{}{} {:.1f}", parts.empty() ? "" : ", ", word, at(key));
-    kinds += fmt::format("{}{} {:.1f} s{}", kinds.empty() ? "" : "; ", kind, at("case"), parts.empty() ? "" : ": " + parts);
+    kinds +=
+        fmt::format("{}{} {:.1f} s{}", kinds.empty() ? "" : "; ", kind, at("case"), parts.empty() ? "" : ": " + parts);
   }
   std::string line = fmt::format("Time: {:.1f} s:", t.build_s + t.tests_s);
   if (t.build_s > 0) line += fmt::format(" build {:.1f} s,", t.build_s);

@@ -27,7 +27,8 @@ std::vector<std::pair<fs::path, int>> search_roots() {
   for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64",
                           "/usr/local/lib64", "/usr/lib/wsl/lib"})
     roots.push_back({dir, 2});
-  for (const char* tree : {"/usr/lib/python3", "/usr/local/lib", "/opt", "/root/.local/lib"}) roots.push_back({tree, 7});
+  for (const char* tree : {"/usr/lib/python3", "/usr/local/lib", "/opt", "/root/.local/lib"})
+    roots.push_back({tree, 7});
   for (const auto& home : fs::directory_iterator("/home", ec)) {
     roots.push_back({home.path() / ".local" / "lib", 6});
     for (const char* conda : {"miniconda3", "anaconda3", "miniforge3", "mambaforge", ".conda"})

@@ -43,12 +43,11 @@ struct Comparison {
 inline constexpr const char* kComputedNan = "a NaN your code computed, not the poison of an unwritten element";
 
 // Compares a rows x cols row-major matrix (use rows = 1 for a vector).
-Comparison compare(const float* got, const double* expected, std::size_t rows, std::size_t cols,
-                   Tolerance tol);
+Comparison compare(const float* got, const double* expected, std::size_t rows, std::size_t cols, Tolerance tol);
 // True when x holds the poison's bits exactly (DeviceBuffer::poison(): every byte 0xFF).
 bool is_poison(float x);
-inline Comparison compare(const std::vector<float>& got, const std::vector<double>& expected,
-                          std::size_t rows, std::size_t cols, Tolerance tol) {
+inline Comparison compare(const std::vector<float>& got, const std::vector<double>& expected, std::size_t rows,
+                          std::size_t cols, Tolerance tol) {
   return compare(got.data(), expected.data(), rows, cols, tol);
 }
 

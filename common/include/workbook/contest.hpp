@@ -23,12 +23,12 @@ namespace workbook {
 
 struct ContestOptions {
   int warmup = 2;
-  int calls = 10;              // timed calls
+  int calls = 10;  // timed calls
   bool flush_l2 = true;
-  double host_slack_ms = 0.25;   // host time may exceed event time by this much plus ...
+  double host_slack_ms = 0.25;     // host time may exceed event time by this much plus ...
   double host_slack_ratio = 0.25;  // ... this fraction of the event time (launch and wake-up costs)
-  double cpu_slack_ms = 2.0;     // CPU time may exceed ...
-  double cpu_ratio = 0.5;        // ... this fraction of the host time by this much
+  double cpu_slack_ms = 2.0;       // CPU time may exceed ...
+  double cpu_ratio = 0.5;          // ... this fraction of the host time by this much
   // Whole programs (host in, host out, allocating and copying as they like): the sample is the
   // host time, which sees every stream and the host's own work; only the output and thread rules
   // apply (a lab checks what such a program copies with its own tests).
@@ -37,16 +37,16 @@ struct ContestOptions {
 
 // What one call measured.
 struct CallMeasure {
-  double event_ms = 0;  // CUDA events on the given stream around the call
-  double host_ms = 0;   // steady clock from before the call to after a device-wide synchronize
-  double cpu_ms = 0;    // the process's CPU time over the same window
+  double event_ms = 0;                        // CUDA events on the given stream around the call
+  double host_ms = 0;                         // steady clock from before the call to after a device-wide synchronize
+  double cpu_ms = 0;                          // the process's CPU time over the same window
   int threads_before = 0, threads_after = 0;  // the process's threads at the first call, at this one
-  std::string wrong;    // check()'s verdict: empty when the output is right
+  std::string wrong;                          // check()'s verdict: empty when the output is right
   // The call ran in another process (ForeignCall, timer.hpp): event_ms, cpu_ms and the threads
   // are that process's, measured by the harness from sending the call to seeing its work done
   // (host work included); only the output and thread rules apply (judge_call says why).
   bool foreign = false;
-  double tail_ms = 0;   // foreign: that process's GPU still busy after the call's stream was done
+  double tail_ms = 0;  // foreign: that process's GPU still busy after the call's stream was done
 };
 
 // Why a call does not count, or "" when it does: the rules above, first broken first. Foreign
@@ -56,7 +56,7 @@ std::string judge_call(const CallMeasure& m, const ContestOptions& options);
 struct ContestResult {
   std::vector<double> samples;  // event_ms (host_ms when host_timed) of each timed call, in order
   std::vector<CallMeasure> calls;
-  std::string invalid;          // the first broken rule, with the call it happened in; "" if none
+  std::string invalid;  // the first broken rule, with the call it happened in; "" if none
   bool valid() const { return invalid.empty(); }
 };
 

@@ -42,8 +42,8 @@ inline void cuda_check(cudaError_t code, const char* call, const char* file, int
 // Launch errors (a bad grid, too much shared memory) are reported by cudaGetLastError right
 // after the launch; faults inside the kernel show at the next synchronisation, which the grader
 // checks. Variadic because a launch's <<<...>>> holds commas.
-#define CUDA_CHECK_LAUNCH(...)                                                   \
-  do {                                                                           \
-    __VA_ARGS__;                                                                 \
+#define CUDA_CHECK_LAUNCH(...)                                                    \
+  do {                                                                            \
+    __VA_ARGS__;                                                                  \
     ::workbook::cuda_check(cudaGetLastError(), #__VA_ARGS__, __FILE__, __LINE__); \
   } while (0)

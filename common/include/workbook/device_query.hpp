@@ -31,9 +31,7 @@ struct DeviceInfo {
   bool ecc = false;
 
   // Theoretical peak of device memory: two transfers per memory clock (DDR) times the bus width.
-  double peak_bandwidth_gbs() const {
-    return 2.0 * memory_clock_khz * 1e3 * (memory_bus_bits / 8.0) / 1e9;
-  }
+  double peak_bandwidth_gbs() const { return 2.0 * memory_clock_khz * 1e3 * (memory_bus_bits / 8.0) / 1e9; }
   std::string compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
 };
 

@@ -13,7 +13,7 @@ struct Summary {
   double min = 0;
   double max = 0;
   double mean = 0;
-  double cv = 0;  // sample standard deviation over the mean; 0 for fewer than two samples
+  double cv = 0;         // sample standard deviation over the mean; 0 for fewer than two samples
   double robust_cv = 0;  // robust_cv() below: what says whether the median can be trusted
 };
 

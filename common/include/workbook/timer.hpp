@@ -36,8 +36,8 @@ struct TimingOptions {
 };
 
 struct Timing {
-  Summary ms;                  // median, min, cv ... in milliseconds
-  std::vector<double> samples; // every timed call, in milliseconds, in order
+  Summary ms;                   // median, min, cv ... in milliseconds
+  std::vector<double> samples;  // every timed call, in milliseconds, in order
 };
 
 // A start and a stop event that destroy themselves.
@@ -60,9 +60,8 @@ private:
   DeviceBuffer<unsigned char> buffer_;
 };
 
-Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch,
-                const std::function<void()>& before = {}, const std::function<void()>& after = {},
-                const TimingOptions& options = {});
+Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const std::function<void()>& before = {},
+                const std::function<void()>& after = {}, const TimingOptions& options = {});
 
 // Work that runs in another process (the grader's harness sends a submission's calls to a
 // runner process: docs/architecture.md, "Two processes") is timed by the code that sends it, on

@@ -84,13 +84,14 @@ grader::CaseResult run_hidden_case(const std::string& exercise, const std::strin
 }  // namespace grading
 
 // Makes a recorded case (a grader::CaseResult) a Catch2 check with its verdict as context.
-#define GRADE_CHECK_RESULT_(RESULT_)                                                                \
-  do {                                                                                            \
-    const ::grader::CaseResult grade_case_result_ = RESULT_;                                      \
-    INFO(grade_case_result_.exercise << " / " << grade_case_result_.kind << " / "                 \
-         << grade_case_result_.name << ": " << ::grader::to_string(grade_case_result_.outcome)   \
-         << (grade_case_result_.detail.empty() ? "" : " - ") << grade_case_result_.detail);        \
-    CHECK(grade_case_result_.passed());                                                           \
+#define GRADE_CHECK_RESULT_(RESULT_)                                                                                 \
+  do {                                                                                                               \
+    const ::grader::CaseResult grade_case_result_ = RESULT_;                                                         \
+    INFO(grade_case_result_.exercise << " / " << grade_case_result_.kind << " / " << grade_case_result_.name << ": " \
+                                     << ::grader::to_string(grade_case_result_.outcome)                              \
+                                     << (grade_case_result_.detail.empty() ? "" : " - ")                             \
+                                     << grade_case_result_.detail);                                                  \
+    CHECK(grade_case_result_.passed());                                                                              \
   } while (0)
 
 // Runs and records one case, and makes it a Catch2 check with the case's detail as context.

@@ -23,8 +23,8 @@ std::string filter_excluding(const std::string& filter, const std::vector<std::s
 std::string last_recorded_exercise(const std::filesystem::path& results);
 
 struct IsolatedRun {
-  RunStatus status;        // Completed when the last attempt completed; else how it ended
-  int restarts = 0;        // fresh processes started after an abnormal end
+  RunStatus status;                   // Completed when the last attempt completed; else how it ended
+  int restarts = 0;                   // fresh processes started after an abnormal end
   std::vector<std::string> ended_in;  // the exercise in flight at each abnormal end
 };
 

@@ -30,18 +30,18 @@ struct RunInfo {
   std::string lab, exercise;
   std::string started_at;  // ISO 8601, UTC
   std::string gpu_name, driver, host;
-  std::string method;      // how it was timed, in words (kept with the run for the record)
+  std::string method;  // how it was timed, in words (kept with the run for the record)
   int gpu_clock_mhz = 0;
   std::uint64_t seed = 0;
 };
 
 // A row of the board: an entry's result, the run it comes from, and its place.
 struct BoardRow {
-  int rank = 0;        // 1 = fastest; tied rows share the rank of the first; 0 for tier rows
-  bool tied = false;   // its interval overlaps a neighbour's: no order between them
+  int rank = 0;       // 1 = fastest; tied rows share the rank of the first; 0 for tier rows
+  bool tied = false;  // its interval overlaps a neighbour's: no order between them
   EntryTiming timing;
-  std::string date;    // the run's started_at
-  std::string gpu;     // the run's GPU name
+  std::string date;  // the run's started_at
+  std::string gpu;   // the run's GPU name
   int gpu_clock_mhz = 0;
   std::int64_t run_id = 0;
 };

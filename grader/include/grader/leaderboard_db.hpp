@@ -20,7 +20,7 @@ struct sqlite3;
 namespace grader::leaderboard {
 
 class HistoryDb {
- public:
+public:
   // Opens the file, creating it and the schema when absent. Throws std::runtime_error naming the
   // file and SQLite's message (e.g. "file is not a database" for a corrupt one).
   explicit HistoryDb(const std::filesystem::path& file);
@@ -46,7 +46,7 @@ class HistoryDb {
     void operator()(sqlite3* db) const;
   };
 
- private:
+private:
   std::filesystem::path file_;
   std::unique_ptr<sqlite3, Close> db_;
 };

@@ -27,10 +27,10 @@ struct Limits {
 };
 
 struct ProcessOptions {
-  std::vector<std::string> argv;                     // argv[0] is looked up in PATH if relative
-  std::map<std::string, std::string> set_env;        // added to (or replacing) the environment
-  bool clear_env = false;                            // start from an empty environment instead
-  Limits limits;                                     // 0 everywhere: no limit
+  std::vector<std::string> argv;               // argv[0] is looked up in PATH if relative
+  std::map<std::string, std::string> set_env;  // added to (or replacing) the environment
+  bool clear_env = false;                      // start from an empty environment instead
+  Limits limits;                               // 0 everywhere: no limit
   std::optional<std::filesystem::path> cwd;
   std::optional<std::filesystem::path> output_file;  // stdout and stderr together; else inherited
   double timeout_s = 0;                              // 0: no limit

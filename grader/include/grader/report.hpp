@@ -42,15 +42,15 @@ struct RunStatus {
 struct LabReport {
   std::string lab, title;
   std::uint64_t seed = 0;
-  std::string device;  // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz)"
+  std::string device;      // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 1980 MHz)"
   std::string thresholds;  // where the thresholds come from: "machine profile ..." (grader calibrate)
   RunStatus run;
   std::vector<ExerciseReport> exercises;
   double points_possible = 0;
   double points_earned = 0;
-  std::string filter;  // the Catch2 test spec of a filtered run; empty for a whole run
+  std::string filter;             // the Catch2 test spec of a filtered run; empty for a whole run
   std::optional<TimeSpent> time;  // where the time went (grader check)
-  bool passed() const;  // every case of every exercise passed and the run completed
+  bool passed() const;            // every case of every exercise passed and the run completed
 };
 
 // Points: each kind's points are shared equally by its cases, so a kernel that is right on
@@ -62,9 +62,9 @@ struct LabReport {
 // `plans` (from the test program) give the number of cases each kind meant to run: cases
 // planned but never recorded are added as not run. With `only_recorded` (a filtered run, e.g.
 // --filter "[naive]"), kinds with no recorded case are left out of the report and its totals.
-LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results,
-                       const RunStatus& run, std::uint64_t seed, const std::string& device,
-                       const std::vector<Plan>& plans = {}, bool only_recorded = false);
+LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results, const RunStatus& run,
+                       std::uint64_t seed, const std::string& device, const std::vector<Plan>& plans = {},
+                       bool only_recorded = false);
 
 // The exercises worth timing after a run of the untimed cases: those with performance points
 // whose correctness cases all passed (or that have none). build_report gives no performance

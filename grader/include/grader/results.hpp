@@ -24,10 +24,10 @@ struct CaseResult {
   std::string kind;      // "correctness", "performance", "static", ...
   std::string name;      // "127x131x137 floats"
   Outcome outcome = Outcome::NotRun;
-  std::string detail;    // first wrong element, time against threshold, the error's text
+  std::string detail;  // first wrong element, time against threshold, the error's text
   std::uint64_t seed = 0;
   nlohmann::json metrics = nlohmann::json::object();  // median_ms, gflops, speedup, threshold ...
-  bool hidden = false;   // an instructor's hidden case ("hidden case N"): no inputs anywhere
+  bool hidden = false;                  // an instructor's hidden case ("hidden case N"): no inputs anywhere
   std::vector<std::string> thresholds;  // the lab.toml thresholds that judged it (grader calibrate)
   // Where the case's time went, in ms: "case" (all of it) and the grader's phases
   // (workbook/phases.hpp: inputs, reference, call, check). Empty when not measured.

@@ -17,9 +17,9 @@
 namespace grader {
 
 struct RosterEntry {
-  std::string id;      // the course's id: the gradebook's first column
-  std::string name;    // for the reader ("Hank Smith"); may be empty
-  std::string lms_id;  // the LMS's user id, as its downloads name submissions; may be empty
+  std::string id;         // the course's id: the gradebook's first column
+  std::string name;       // for the reader ("Hank Smith"); may be empty
+  std::string lms_id;     // the LMS's user id, as its downloads name submissions; may be empty
   std::string extension;  // a later due time: "2d", "36h", "90m" or a date-time (course/lateness.hpp)
   std::string email;      // as Gradescope's :email: gives it; may be empty
 };

@@ -48,21 +48,21 @@ private:
   Kind kind_ = Kind::None;
   std::vector<std::filesystem::path> vendor_libraries_;
   bool disabled_ = false;  // switched off by the caller (--no-sandbox), not missing
-  std::string tool_;  // path of bwrap or unshare
+  std::string tool_;       // path of bwrap or unshare
 };
 
 // A submission's test program, run in the sandbox (grader batch, grader leaderboard).
 struct SandboxedRun {
-  std::vector<std::string> argv;                 // the program and its arguments
-  std::filesystem::path run_dir;                 // scratch folder: writable, working directory, HOME
-  std::vector<std::filesystem::path> readable;   // this submission's sources and program
-  std::vector<std::filesystem::path> hidden;     // the other students' work, the results
-  std::vector<std::filesystem::path> base;       // the repository and the build
-  std::map<std::string, std::string> env;        // WORKBOOK_* settings of the test program
-  std::filesystem::path log;                     // its stdout and stderr
-  Limits limits;                                 // cpu_seconds defaults to timeout_s
+  std::vector<std::string> argv;                // the program and its arguments
+  std::filesystem::path run_dir;                // scratch folder: writable, working directory, HOME
+  std::vector<std::filesystem::path> readable;  // this submission's sources and program
+  std::vector<std::filesystem::path> hidden;    // the other students' work, the results
+  std::vector<std::filesystem::path> base;      // the repository and the build
+  std::map<std::string, std::string> env;       // WORKBOOK_* settings of the test program
+  std::filesystem::path log;                    // its stdout and stderr
+  Limits limits;                                // cpu_seconds defaults to timeout_s
   double timeout_s = 600;
-  bool own_code_only = true;                     // the vendor math libraries covered (bubblewrap)
+  bool own_code_only = true;  // the vendor math libraries covered (bubblewrap)
 };
 
 // Every vendor math library on this machine (remote/vendor_libraries.hpp: cuBLAS, cuDNN, cuFFT,

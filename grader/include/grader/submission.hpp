@@ -25,10 +25,10 @@ struct Submission {
   std::string student;  // the id: the file or folder name without .zip / .tar.gz / .tgz
   std::filesystem::path path;
   enum class Type { Folder, Zip, TarGz } type = Type::Folder;  // TarGz: a tar, compressed or not
-  std::string name{};   // the student's name where an LMS download gives it ("Hank Smith")
+  std::string name{};          // the student's name where an LMS download gives it ("Hank Smith")
   std::string submitted_at{};  // when, where an LMS download says (RFC 3339); empty when it does not
-  std::string entry{};  // the entry as named in the submissions folder, in UTF-8: what messages name
-  std::string lms_id{};  // the id the LMS (or the folder) names it by, before a roster maps it
+  std::string entry{};         // the entry as named in the submissions folder, in UTF-8: what messages name
+  std::string lms_id{};        // the id the LMS (or the folder) names it by, before a roster maps it
   // The LMS's own order of its submissions (Canvas's file id, Gradescope's submission number):
   // of two entries for one student, the higher is the newer. -1 where the LMS gives none.
   std::int64_t lms_order = -1;
@@ -53,9 +53,9 @@ std::vector<Submission> discover_submissions(const std::filesystem::path& folder
 bool valid_student_id(const std::string& id);
 
 struct CollectLimits {
-  std::uint64_t max_archive_bytes = 64ull << 20;   // the archive file itself
-  std::uint64_t max_total_bytes = 256ull << 20;    // everything decompressed, all entries
-  std::uint64_t max_file_bytes = 2ull << 20;       // one wanted file
+  std::uint64_t max_archive_bytes = 64ull << 20;  // the archive file itself
+  std::uint64_t max_total_bytes = 256ull << 20;   // everything decompressed, all entries
+  std::uint64_t max_file_bytes = 2ull << 20;      // one wanted file
   std::size_t max_entries = 10000;
 };
 

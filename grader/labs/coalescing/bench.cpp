@@ -78,8 +78,8 @@ public:
 
   void section(const std::string& name, const std::string& title) {
     section_ = name;
-    fmt::print("\n{}\n{:<40} {:>7} {:>7} {:>9} {:>10} {:>10} {:>6} {:>8} {:>8}\n", title, "kernel", "M", "N",
-               "threads", "median ms", "min ms", "cv %", "GB/s", "% copy");
+    fmt::print("\n{}\n{:<40} {:>7} {:>7} {:>9} {:>10} {:>10} {:>6} {:>8} {:>8}\n", title, "kernel", "M", "N", "threads",
+               "median ms", "min ms", "cv %", "GB/s", "% copy");
   }
 
   // The copy bandwidth every later row of the section is a share of.
@@ -110,7 +110,8 @@ public:
     stream_.synchronize();
     const auto cmp = workbook::compare(w.C.download(), expected, N, M, workbook::Tolerance::exact());
     if (!cmp.ok()) throw std::runtime_error(name + " is wrong: " + cmp.describe("out"));
-    emit({section_, name, M, N, M * double(N) / 4, 2.0 * 4.0 * M * N, workbook::time_gpu(stream_, launch, {}, {}, options_)});
+    emit({section_, name, M, N, M * double(N) / 4, 2.0 * 4.0 * M * N,
+          workbook::time_gpu(stream_, launch, {}, {}, options_)});
   }
 
   cudaStream_t stream() const { return stream_; }
@@ -124,8 +125,8 @@ private:
                pct);
     std::fflush(stdout);
     if (out_)
-      out_ << fmt::format("{},\"{}\",{},{},{:.0f},{:.5f},{:.5f},{:.4f},{:.1f},{:.2f},\"{}\"\n", r.section, r.kernel, r.M,
-                          r.N, r.threads, r.t.ms.median, r.t.ms.min, r.t.ms.cv, gbs, pct, device_.name);
+      out_ << fmt::format("{},\"{}\",{},{},{:.0f},{:.5f},{:.5f},{:.4f},{:.1f},{:.2f},\"{}\"\n", r.section, r.kernel,
+                          r.M, r.N, r.threads, r.t.ms.median, r.t.ms.min, r.t.ms.cv, gbs, pct, device_.name);
   }
 
   workbook::DeviceInfo device_;
@@ -158,10 +159,14 @@ constexpr int kSweepLog2 = 26;
 // ncu_table.py names each launch's shape by its position: keep the order of the two in step.
 void profile(int n) {
   workbook::Stream s;
-  const AddFn adds[] = {coalescing::add_x_cols,  coalescing_bench::add_x_cols_4_per_thread,
-                        coalescing_bench::add_x_cols_float4, coalescing::add_x_rows,
-                        coalescing::add_per_row, coalescing_bench::add_per_row_no_l1,
-                        coalescing::add_per_column, coalescing_bench::add_per_column_no_l1};
+  const AddFn adds[] = {coalescing::add_x_cols,
+                        coalescing_bench::add_x_cols_4_per_thread,
+                        coalescing_bench::add_x_cols_float4,
+                        coalescing::add_x_rows,
+                        coalescing::add_per_row,
+                        coalescing_bench::add_per_row_no_l1,
+                        coalescing::add_per_column,
+                        coalescing_bench::add_per_column_no_l1};
   for (int m : {n, 16384}) {
     Workspace w(std::size_t(m) * m);
     for (AddFn f : adds) f(w.A.data(), w.B.data(), w.C.data(), m, m, s);
@@ -188,8 +193,9 @@ int main(int argc, char** argv) try {
   int n = 4096;
   std::string csv;
   bool profile_only = false;
-  CLI::App app{"coalescing benchmark: every reference kernel's bandwidth as a share of the device-to-device copy, "
-               "each validated against the CPU, then timed"};
+  CLI::App app{
+      "coalescing benchmark: every reference kernel's bandwidth as a share of the device-to-device copy, "
+      "each validated against the CPU, then timed"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
   app.add_option("n", n, "Size of the first section's n x n matrices")->capture_default_str();
   app.add_option("--csv", csv, "Also write the results to FILE, one line per kernel (for grader/plot.sh)")
@@ -201,10 +207,11 @@ int main(int argc, char** argv) try {
     return 0;
   }
   const auto device = workbook::query_device(0);
-  fmt::print("coalescing benchmark: bandwidth as a share of the device-to-device copy, float32\n"
-             "GPU: {} (sm_{}{}, {} SMs, {} MHz, L2 {} MiB, theoretical peak {:.0f} GB/s)\n",
-             device.name, device.cc_major, device.cc_minor, device.multiprocessors, device.sm_clock_khz / 1000,
-             device.l2_bytes >> 20, device.peak_bandwidth_gbs());
+  fmt::print(
+      "coalescing benchmark: bandwidth as a share of the device-to-device copy, float32\n"
+      "GPU: {} (sm_{}{}, {} SMs, {} MHz, L2 {} MiB, theoretical peak {:.0f} GB/s)\n",
+      device.name, device.cc_major, device.cc_minor, device.multiprocessors, device.sm_clock_khz / 1000,
+      device.l2_bytes >> 20, device.peak_bandwidth_gbs());
   Bench b(device, csv);
   const cudaStream_t s = b.stream();
 
@@ -215,7 +222,8 @@ int main(int argc, char** argv) try {
     add_mappings(b, w, n, n);
     const auto run = [&](TransposeFn f) { return [&w, f, n, s] { f(w.A.data(), w.C.data(), n, n, s); }; };
     b.transpose(w, "transpose_naive", n, n, run(coalescing::transpose_naive));
-    b.transpose(w, "transpose_naive strided reads (variant)", n, n, run(coalescing_bench::transpose_naive_strided_reads));
+    b.transpose(w, "transpose_naive strided reads (variant)", n, n,
+                run(coalescing_bench::transpose_naive_strided_reads));
     b.transpose(w, "transpose_tiled", n, n, run(coalescing::transpose_tiled));
     b.transpose(w, "transpose_padded", n, n, run(coalescing::transpose_padded));
   }
@@ -232,7 +240,9 @@ int main(int argc, char** argv) try {
     b.copy(w, 1 << (kSweepLog2 / 2), 1 << (kSweepLog2 / 2));
     for (int t_log2 = 10; t_log2 <= 18; ++t_log2) {
       const int T = 1 << t_log2, L = 1 << (kSweepLog2 - t_log2);
-      const auto f = [&w, s](AddFn fn, int M, int N) { return [&w, s, fn, M, N] { fn(w.A.data(), w.B.data(), w.C.data(), M, N, s); }; };
+      const auto f = [&w, s](AddFn fn, int M, int N) {
+        return [&w, s, fn, M, N] { fn(w.A.data(), w.B.data(), w.C.data(), M, N, s); };
+      };
       b.add(w, "per_row", T, L, T, f(coalescing::add_per_row, T, L));
       b.add(w, "per_row no L1", T, L, T, f(coalescing_bench::add_per_row_no_l1, T, L));
       b.add(w, "per_column", L, T, T, f(coalescing::add_per_column, L, T));

@@ -53,16 +53,16 @@ __global__ void addXColsFloat4(const float4* __restrict__ A, const float4* __res
   }
 }
 
-__global__ void addPerRowNoL1(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                              int M, int N) {
+__global__ void addPerRowNoL1(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
+                              int N) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= M) return;
   const std::size_t rowStart = static_cast<std::size_t>(row) * N;
   for (int col = 0; col < N; ++col) C[rowStart + col] = load_no_l1(&A[rowStart + col]) + load_no_l1(&B[rowStart + col]);
 }
 
-__global__ void addPerColumnNoL1(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                                 int M, int N) {
+__global__ void addPerColumnNoL1(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
+                                 int N) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (col >= N) return;
   for (int row = 0; row < M; ++row) {

@@ -8,7 +8,8 @@ namespace coalescing_grading {
 namespace {
 
 __global__ void add_kernel(const float* A, const float* B, double* E, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
     E[i] = double(A[i]) + double(B[i]);
 }
 

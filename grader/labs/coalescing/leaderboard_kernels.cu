@@ -23,7 +23,8 @@ __host__ __device__ float value(std::uint64_t seed, std::uint64_t stream, std::s
 }
 
 // The exact sum of the two inputs, in double (exact: both are multiples of 2^-23 in [-1, 1)).
-__host__ __device__ double exact_sum(std::uint64_t seed, std::uint64_t stream_a, std::uint64_t stream_b, std::size_t i) {
+__host__ __device__ double exact_sum(std::uint64_t seed, std::uint64_t stream_a, std::uint64_t stream_b,
+                                     std::size_t i) {
   return static_cast<double>(value(seed, stream_a, i)) + static_cast<double>(value(seed, stream_b, i));
 }
 
@@ -104,7 +105,8 @@ workbook::Comparison check_add(const float* C, int M, int N, std::uint64_t seed,
                                std::uint64_t stream_b, const workbook::Tolerance& tol, cudaStream_t s) {
   const std::size_t n = static_cast<std::size_t>(M) * N;
   const Verdict v = run_check(s, [&](Verdict* d) {
-    CUDA_CHECK_LAUNCH(check_add_kernel<<<blocks(n), 256, 0, s>>>(C, n, seed, stream_a, stream_b, tol.atol, tol.rtol, d));
+    CUDA_CHECK_LAUNCH(
+        check_add_kernel<<<blocks(n), 256, 0, s>>>(C, n, seed, stream_a, stream_b, tol.atol, tol.rtol, d));
   });
   return comparison(v, C, M, N, v.wrong ? exact_sum(seed, stream_a, stream_b, v.first) : 0.0);
 }

@@ -2,7 +2,7 @@
 #include "coalescing.h"
 #include "remote/call.hpp"
 
-#define WORKBOOK_REMOTE_ADD(fn)                                                                   \
+#define WORKBOOK_REMOTE_ADD(fn)                                                                      \
   WORKBOOK_REMOTE(fn, (const float* A, const float* B, float* C, int M, int N, cudaStream_t stream), \
                   (A, B, C, M, N, stream))
 #define WORKBOOK_REMOTE_TRANSPOSE(fn) \

@@ -57,8 +57,7 @@ struct Shape {
 // Awkward shapes on purpose: 1x1, a multiple of 32, sizes that are multiples of nothing,
 // primes, a single row and a single column, tall and wide, and one large size.
 const Shape kShapes[] = {
-    {1, 1},    {32, 32},   {33, 17},     {127, 131},   {1, 1000},
-    {1000, 1}, {5000, 7},  {7, 5000},    {1023, 1025}, {3001, 2003},
+    {1, 1}, {32, 32}, {33, 17}, {127, 131}, {1, 1000}, {1000, 1}, {5000, 7}, {7, 5000}, {1023, 1025}, {3001, 2003},
 };
 
 bool is_large(const Shape& s) { return s.count() > 1000000; }
@@ -129,7 +128,8 @@ private:
 // place cannot match by accident), out and the expected E are N x M.
 class TransposeCase {
 public:
-  explicit TransposeCase(const Shape& s) : s_(s), in_(s.count()), out_(s.count()), in_drawn_(s.count()), E_(s.count()) {}
+  explicit TransposeCase(const Shape& s)
+      : s_(s), in_(s.count()), out_(s.count()), in_drawn_(s.count()), E_(s.count()) {}
   float* in() { return in_.data(); }
   float* out() { return out_.data(); }
   void draw(std::uint64_t number, cudaStream_t stream) {
@@ -162,8 +162,7 @@ private:
 
 // "C[0][0]: expected 0.25, got nan; ...", plus a pointer to the TODOs when the kernel wrote
 // nothing at all (every element still holds the poison's bits): the usual first report.
-std::string describe_wrong(const workbook::Comparison& cmp, const std::string& name,
-                           const std::string& exercise) {
+std::string describe_wrong(const workbook::Comparison& cmp, const std::string& name, const std::string& exercise) {
   std::string detail = cmp.describe(name);
   if (cmp.nothing_written())
     detail += "; nothing was written to " + name + ": see the TODO(" + exercise + ") steps in coalescing.cu";
@@ -239,15 +238,12 @@ void check_correctness(const std::string& exercise, const Run& run) {
 }
 
 void check_add(const std::string& exercise, const AddLauncher& launch) {
-  check_correctness(exercise, [&](const Shape& s, int repeat, CaseResult& r) {
-    run_add_once(s, repeat, launch, r);
-  });
+  check_correctness(exercise, [&](const Shape& s, int repeat, CaseResult& r) { run_add_once(s, repeat, launch, r); });
 }
 
 void check_transpose(const std::string& exercise, const TransposeLauncher& launch) {
-  check_correctness(exercise, [&](const Shape& s, int repeat, CaseResult& r) {
-    run_transpose_once(s, repeat, launch, r);
-  });
+  check_correctness(exercise,
+                    [&](const Shape& s, int repeat, CaseResult& r) { run_transpose_once(s, repeat, launch, r); });
 }
 
 // ---- static checks ---------------------------------------------------------------------------
@@ -267,7 +263,8 @@ void check_uses_shared(const std::string& exercise, const std::string& kernel) {
       r.detail = "no definition of " + kernel + " found in coalescing.cu (keep the starter's kernel name)";
     } else if (!grader::code_uses(body, "__shared__")) {
       r.outcome = Outcome::Incorrect;
-      r.detail = "neither " + kernel + " nor a function it calls declares a __shared__ array: the tile belongs in "
+      r.detail = "neither " + kernel +
+                 " nor a function it calls declares a __shared__ array: the tile belongs in "
                  "shared memory";
     } else {
       r.outcome = Outcome::Passed;
@@ -299,8 +296,8 @@ double copy_gbs() {
   workbook::Stream stream;
   DeviceBuffer<float> src(src_host), dst(s.count());
   const auto t = workbook::time_gpu(
-      stream, [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream)); },
-      {}, {}, grading::timing_options());
+      stream, [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream)); }, {},
+      {}, grading::timing_options());
   if (dst.download() != src_host) throw std::runtime_error("the device-to-device copy gave a wrong result");
   measured = gbs(2.0 * bytes, t.ms.median);
   std::cout << "  copy bandwidth (cudaMemcpyAsync D2D, " << s.str() << ", read + written): " << *measured
@@ -464,8 +461,8 @@ void copy_share_case(const std::string& exercise, const std::function<Measured()
     r.outcome = Outcome::TooSlow;
     std::ostringstream d;
     d.precision(3);
-    d << gbs(m.bytes, m.timing.ms.median) << " GB/s is " << 100 * fraction << "% of the copy bandwidth ("
-      << copy_gbs() << " GB/s); needs " << 100 * min_fraction << "%, i.e. a median of at most "
+    d << gbs(m.bytes, m.timing.ms.median) << " GB/s is " << 100 * fraction << "% of the copy bandwidth (" << copy_gbs()
+      << " GB/s); needs " << 100 * min_fraction << "%, i.e. a median of at most "
       << m.timing.ms.median * fraction / min_fraction << " ms";
     r.detail = d.str();
   });

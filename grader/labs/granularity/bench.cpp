@@ -25,27 +25,28 @@
 #include <string>
 #include <vector>
 
-#define CUBLAS_CHECK(call)                                                                          \
-  do {                                                                                              \
-    const cublasStatus_t status_ = (call);                                                          \
-    if (status_ != CUBLAS_STATUS_SUCCESS)                                                           \
-      throw std::runtime_error(fmt::format("{} failed: {} at {}:{}", #call, cublasGetStatusString(status_), \
-                                           __FILE__, __LINE__));                                    \
+#define CUBLAS_CHECK(call)                                                                                   \
+  do {                                                                                                       \
+    const cublasStatus_t status_ = (call);                                                                   \
+    if (status_ != CUBLAS_STATUS_SUCCESS)                                                                    \
+      throw std::runtime_error(                                                                              \
+          fmt::format("{} failed: {} at {}:{}", #call, cublasGetStatusString(status_), __FILE__, __LINE__)); \
   } while (0)
 
 int main(int argc, char** argv) try {
   int n = 4096;
   std::string csv;
-  CLI::App app{"granularity benchmark: the tiled kernel (TILE_WIDTH 32) and the reference coarsened, register_1d and "
-               "register_2d kernels beside cuBLAS SGEMM (FP32), each validated against cuBLAS, then timed"};
+  CLI::App app{
+      "granularity benchmark: the tiled kernel (TILE_WIDTH 32) and the reference coarsened, register_1d and "
+      "register_2d kernels beside cuBLAS SGEMM (FP32), each validated against cuBLAS, then timed"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
   app.add_option("n", n, "Matrix size: C = A x B with n x n matrices")->capture_default_str();
   app.add_option("--csv", csv, "Also write the results to FILE, one line per kernel (for grader/plot.sh)")
       ->type_name("FILE");
   CLI11_PARSE(app, argc, argv);
   const auto device = workbook::query_device(0);
-  fmt::print("granularity benchmark, n = {} (C = A x B, {}x{} float32)\nGPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n", n,
-             n, n, device.name, device.cc_major, device.cc_minor, device.multiprocessors, device.sm_clock_khz / 1000);
+  fmt::print("granularity benchmark, n = {} (C = A x B, {}x{} float32)\nGPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n", n, n, n,
+             device.name, device.cc_major, device.cc_minor, device.multiprocessors, device.sm_clock_khz / 1000);
 
   const std::size_t count = std::size_t(n) * n;
   workbook::DeviceBuffer<float> A(workbook::random_floats(count, 1)), B(workbook::random_floats(count, 2));

@@ -40,8 +40,9 @@ int main(int argc, char** argv) try {
   double size_mb = 256;
   int coords = 2, clusters = 16, block = 256, runs = 3, loops = 10;
   std::string csv;
-  CLI::App app{"kmeans benchmark: one iteration of each reference version, checked against the CPU reference, "
-               "beside the time to read the objects once"};
+  CLI::App app{
+      "kmeans benchmark: one iteration of each reference version, checked against the CPU reference, "
+      "beside the time to read the objects once"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
   app.add_option("-s", size_mb, "Size of the objects in MiB: numObjs = MB * 2^20 / (COORDS * 8)")
       ->type_name("MB")
@@ -57,10 +58,11 @@ int main(int argc, char** argv) try {
   runs = std::max(1, runs);
   const int numObjs = kmeans_grading::objects_for_size(size_mb, coords);
   const auto device = workbook::query_device(0);
-  fmt::print("kmeans benchmark: one iteration on {} objects x {} coords ({} MiB of doubles), {} clusters, blocks of {}\n"
-             "GPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n",
-             numObjs, coords, size_mb, clusters, block, device.name, device.cc_major, device.cc_minor,
-             device.multiprocessors, device.sm_clock_khz / 1000);
+  fmt::print(
+      "kmeans benchmark: one iteration on {} objects x {} coords ({} MiB of doubles), {} clusters, blocks of {}\n"
+      "GPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n",
+      numObjs, coords, size_mb, clusters, block, device.name, device.cc_major, device.cc_minor, device.multiprocessors,
+      device.sm_clock_khz / 1000);
 
   const auto objects = kmeans_grading::make_objects(numObjs, coords, 1);
   kmeans_grading::Problem problem;
@@ -88,9 +90,10 @@ int main(int argc, char** argv) try {
   }
   const double copy_gbs = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
   const double read_ms = bytes / (copy_gbs * 1e9) * 1e3;
-  fmt::print("device-to-device copy of {:.0f} MiB: {:.3f} ms, {:.0f} GB/s (read + write)\n"
-             "reading the objects once at that bandwidth: {:.4f} ms\n\n",
-             bytes / 1048576.0, copy_ms, copy_gbs, read_ms);
+  fmt::print(
+      "device-to-device copy of {:.0f} MiB: {:.3f} ms, {:.0f} GB/s (read + write)\n"
+      "reading the objects once at that bandwidth: {:.4f} ms\n\n",
+      bytes / 1048576.0, copy_ms, copy_gbs, read_ms);
 
   std::vector<int> membership(numObjs);
   std::vector<double> centroids(static_cast<std::size_t>(clusters) * coords);
@@ -147,17 +150,19 @@ int main(int argc, char** argv) try {
     fmt::print("{:<22} {:>11.2f} {:>13.3f} {:>11.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>11.2f}x\n", v.name, median(program),
                median(iteration), k, median(h2d), median(d2h), median(host), k / read_ms);
     if (out)
-      out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.5f},{:.1f},{:.3f},\"{}\"\n", v.name,
-                         numObjs, coords, clusters, v.block, median(program), median(iteration), k, median(h2d),
+      out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.5f},{:.1f},{:.3f},\"{}\"\n",
+                         v.name, numObjs, coords, clusters, v.block, median(program), median(iteration), k, median(h2d),
                          median(d2h), median(host), read_ms, copy_gbs, k / read_ms, device.name);
   }
-  fmt::print("\nprogram: the whole call (10 iterations, transfers and allocation included), median of {} runs.\n"
-             "iteration, kernels, h2d, d2h, host: the median iteration of each run (Timeline), median over runs.\n\n",
-             runs);
-  fmt::print("all_gpu_privatized: {:.4f} ms of kernels per iteration = {:.2f}x the time to read the objects once "
-             "({:.4f} ms): {}\n",
-             privatized_kernels, privatized_kernels / read_ms, read_ms,
-             privatized_kernels <= 2 * read_ms ? "within 2x" : "NOT within 2x");
+  fmt::print(
+      "\nprogram: the whole call (10 iterations, transfers and allocation included), median of {} runs.\n"
+      "iteration, kernels, h2d, d2h, host: the median iteration of each run (Timeline), median over runs.\n\n",
+      runs);
+  fmt::print(
+      "all_gpu_privatized: {:.4f} ms of kernels per iteration = {:.2f}x the time to read the objects once "
+      "({:.4f} ms): {}\n",
+      privatized_kernels, privatized_kernels / read_ms, read_ms,
+      privatized_kernels <= 2 * read_ms ? "within 2x" : "NOT within 2x");
   fmt::print("all_gpu (global atomics): {:.4f} ms, {:.1f}x slower than all_gpu_privatized\n", global_kernels,
              global_kernels / privatized_kernels);
   fmt::print("all_gpu_privatized with one private copy per block (blocks of 512): {:.4f} ms, {:.1f}x the read time\n",

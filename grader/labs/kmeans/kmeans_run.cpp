@@ -89,13 +89,16 @@ CLI::Validator block_size() {
 
 Options parse(int argc, char** argv) {
   Options o;
-  CLI::App app{"kmeans-run: runs k-means versions on one configuration and prints where the time goes (h2d, "
-               "kernels, d2h, host)"};
+  CLI::App app{
+      "kmeans-run: runs k-means versions on one configuration and prints where the time goes (h2d, "
+      "kernels, d2h, host)"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
-  app.footer("VERSION: naive transpose shared all_gpu all_gpu_privatized sequential all\n"
-             "Exit status: 0 done, 1 a result was wrong (with --check) or the run failed, 64 usage error.");
-  app.add_option("-v", o.version, "Version to run: one of VERSION below, or all (every version and the sequential "
-                                  "program)")
+  app.footer(
+      "VERSION: naive transpose shared all_gpu all_gpu_privatized sequential all\n"
+      "Exit status: 0 done, 1 a result was wrong (with --check) or the run failed, 64 usage error.");
+  app.add_option("-v", o.version,
+                 "Version to run: one of VERSION below, or all (every version and the sequential "
+                 "program)")
       ->type_name("VERSION")
       ->capture_default_str();
   app.add_option("-s", o.size_mb, "Size of the objects in MiB: numObjs = MB * 2^20 / (COORDS * 8)")
@@ -108,8 +111,9 @@ Options parse(int argc, char** argv) {
       ->check(positive());
   app.add_option("-c", o.clusters, "Clusters")->type_name("CLUSTERS")->capture_default_str()->check(positive());
   app.add_option("-l", o.loops, "Most iterations")->type_name("LOOPS")->capture_default_str()->check(positive());
-  app.add_option("-t", o.threshold, "Threshold on delta, the share of objects that changed cluster in an iteration: "
-                                    "the loop stops once delta <= THRESHOLD")
+  app.add_option("-t", o.threshold,
+                 "Threshold on delta, the share of objects that changed cluster in an iteration: "
+                 "the loop stops once delta <= THRESHOLD")
       ->type_name("THRESHOLD")
       ->capture_default_str();
   app.add_option("-b", o.block, "Threads per block: a multiple of 32 from 32 to 1024")
@@ -270,8 +274,9 @@ int main(int argc, char** argv) try {
     print_breakdown(row);
     if (row.block == 0) sequential_ms = row.run.wall_ms;
   }
-  fmt::print("\ntotal: the whole call, wall clock. h2d/kernels/d2h/host: the Timeline's parts, summed over the run.\n"
-             "other: total minus the parts (allocation, frees, work outside the Timeline). ms/iter: median iteration.\n");
+  fmt::print(
+      "\ntotal: the whole call, wall clock. h2d/kernels/d2h/host: the Timeline's parts, summed over the run.\n"
+      "other: total minus the parts (allocation, frees, work outside the Timeline). ms/iter: median iteration.\n");
 
   if (!o.csv.empty()) {
     const bool header = !o.append || !std::ifstream(o.csv).good();
@@ -283,8 +288,7 @@ int main(int argc, char** argv) try {
       const auto& t = row.run.total;
       out << fmt::format("{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},\"{}\"\n",
                          row.version, o.size_mb, o.coords, o.clusters, o.loops, row.block, row.run.loops,
-                         row.run.wall_ms, t.h2d_ms,
-                         t.kernels_ms, t.d2h_ms, t.host_ms, row.run.other_ms(),
+                         row.run.wall_ms, t.h2d_ms, t.kernels_ms, t.d2h_ms, t.host_ms, row.run.other_ms(),
                          row.run.iteration_median([](const kmeans::Breakdown& b) { return b.sum_ms(); }),
                          row.run.iteration_median([](const kmeans::Breakdown& b) { return b.kernels_ms; }),
                          sequential_ms > 0 ? sequential_ms / row.run.wall_ms : 0.0, device.name);

@@ -62,9 +62,12 @@ std::vector<double> means(const std::vector<double>& objects, const Problem& p, 
 std::string membership_value(int v, int numClusters) {
   std::ostringstream s;
   s << v;
-  if (v == kMembershipPoison) s << " (the grader's poison: never written)";
-  else if (v == -1) s << " (no cluster: never assigned)";
-  else if (v < 0 || v >= numClusters) s << " (not a cluster index)";
+  if (v == kMembershipPoison)
+    s << " (the grader's poison: never written)";
+  else if (v == -1)
+    s << " (no cluster: never assigned)";
+  else if (v < 0 || v >= numClusters)
+    s << " (not a cluster index)";
   return s.str();
 }
 
@@ -151,12 +154,10 @@ Verdict check_result(const std::vector<double>& objects, const Problem& p, const
   if (v.wrong_memberships > 0) {
     const std::size_t i = first_wrong;
     std::ostringstream s;
-    s << "membership[" << i << "]: expected " << ref.membership[i] << ", got "
-      << membership_value(membership[i], K);
+    s << "membership[" << i << "]: expected " << ref.membership[i] << ", got " << membership_value(membership[i], K);
     if (membership[i] >= 0 && membership[i] < K) {
       s.precision(6);
-      s << " (squared distances " << first_d_ref << " and " << first_d_got
-        << " to those centroids: not a near-tie)";
+      s << " (squared distances " << first_d_ref << " and " << first_d_got << " to those centroids: not a near-tie)";
     }
     s << "; " << v.wrong_memberships << " of " << p.numObjs << " memberships wrong";
     if (never_written == static_cast<std::size_t>(p.numObjs))

@@ -20,8 +20,8 @@ struct Problem {
 
 struct Reference {
   std::vector<int> membership;
-  std::vector<double> clusters;           // the final centroids, [numClusters][numCoords]
-  std::vector<double> assigned_with;      // the centroids the last assignment used
+  std::vector<double> clusters;       // the final centroids, [numClusters][numCoords]
+  std::vector<double> assigned_with;  // the centroids the last assignment used
   int loops = 0;
 };
 
@@ -41,9 +41,9 @@ constexpr int kMembershipPoison = static_cast<int>(0xABABABABu);
 
 struct Verdict {
   bool ok = false;
-  std::string detail;          // empty when ok
+  std::string detail;  // empty when ok
   std::size_t wrong_memberships = 0;
-  std::size_t near_ties = 0;   // memberships that differ from the reference's by a near-tie
+  std::size_t near_ties = 0;  // memberships that differ from the reference's by a near-tie
   std::size_t wrong_centroids = 0;
   double max_centroid_error = 0;  // relative, over the finite centroids
 };

@@ -13,7 +13,7 @@ namespace kmeans_grading {
 
 struct Run {
   int loops = 0;
-  double wall_ms = 0;                        // the whole call, host inputs to host results
+  double wall_ms = 0;                         // the whole call, host inputs to host results
   std::vector<kmeans::Breakdown> iterations;  // one per iteration
   kmeans::Breakdown outside;                  // setup and final copies
   kmeans::Breakdown total;                    // outside + iterations

@@ -42,11 +42,13 @@ int sequential(const double* objects, int numObjs, int numCoords, int numCluster
   do {
     delta = 0.0;
     for (int i = 0; i < numObjs; i++) {
-      const int index = find_nearest_cluster(numClusters, numCoords, objects + static_cast<long>(i) * numCoords, clusters);
+      const int index =
+          find_nearest_cluster(numClusters, numCoords, objects + static_cast<long>(i) * numCoords, clusters);
       if (membership[i] != index) delta += 1.0;
       membership[i] = index;
       newClusterSize[index]++;
-      for (int j = 0; j < numCoords; j++) newClusters[index * numCoords + j] += objects[static_cast<long>(i) * numCoords + j];
+      for (int j = 0; j < numCoords; j++)
+        newClusters[index * numCoords + j] += objects[static_cast<long>(i) * numCoords + j];
     }
     for (int i = 0; i < numClusters; i++) {
       for (int j = 0; j < numCoords; j++) {

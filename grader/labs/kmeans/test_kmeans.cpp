@@ -133,7 +133,10 @@ public:
   static constexpr std::size_t kGuard = 1024;  // elements on each side
   explicit HostGuarded(std::size_t count) : count_(count), storage_(count + 2 * kGuard) {}
   T* data() { return storage_.data() + kGuard; }
-  void poison(unsigned char byte) { std::memset(storage_.data(), byte, storage_.size() * sizeof(T)); byte_ = byte; }
+  void poison(unsigned char byte) {
+    std::memset(storage_.data(), byte, storage_.size() * sizeof(T));
+    byte_ = byte;
+  }
   bool intact_guards() const {
     const auto* bytes = reinterpret_cast<const unsigned char*>(storage_.data());
     const std::size_t guard_bytes = kGuard * sizeof(T), after = (kGuard + count_) * sizeof(T);
@@ -163,8 +166,8 @@ void run_once(kmeans::Version version, const Instance& in, CaseResult& r) {
 
   const int loops = version(in.objects.data(), params_of(in), membership.data(), clusters.data(), timeline);
 
-  const auto v = kmeans_grading::check_result(in.objects, p, in.ref, membership.data(), clusters.data(), loops,
-                                              r.exercise);
+  const auto v =
+      kmeans_grading::check_result(in.objects, p, in.ref, membership.data(), clusters.data(), loops, r.exercise);
   r.metrics = {{"numObjs", p.numObjs},
                {"numCoords", p.numCoords},
                {"numClusters", p.numClusters},
@@ -216,7 +219,8 @@ struct PerfConfig {
 
 PerfConfig perf_config(const std::string& key) {
   const auto v = grading::config().int_list("performance.config_" + key);
-  if (v.size() != 4) throw grader::ConfigError("performance.config_" + key + " must be [size MB, coords, clusters, loops]");
+  if (v.size() != 4)
+    throw grader::ConfigError("performance.config_" + key + " must be [size MB, coords, clusters, loops]");
   return {key, v[0], v[1], v[2], v[3]};
 }
 const char* const kPerfKeys[] = {"2d", "16d"};
@@ -224,7 +228,8 @@ const char* const kPerfKeys[] = {"2d", "16d"};
 const Instance& perf_instance(const PerfConfig& c) {
   const int block = static_cast<int>(grading::config().require_number("performance.block_size"));
   const std::uint64_t stream = 1000000 + 1000 * c.size_mb + 10 * c.coords + c.clusters;
-  return instance(stream, problem_of(kmeans_grading::objects_for_size(c.size_mb, c.coords), c.coords, c.clusters, c.loops),
+  return instance(stream,
+                  problem_of(kmeans_grading::objects_for_size(c.size_mb, c.coords), c.coords, c.clusters, c.loops),
                   block, false);
 }
 
@@ -298,8 +303,8 @@ Measured measure(const std::string& exercise, kmeans::Version version, const Ins
       },
       [&] {
         workbook::PhaseScope phase(workbook::Phase::Check);
-        const auto v = kmeans_grading::check_result(objects, p, expected, membership.data(), clusters.data(), loops,
-                                                    exercise);
+        const auto v =
+            kmeans_grading::check_result(objects, p, expected, membership.data(), clusters.data(), loops, exercise);
         if (!v.ok && m.wrong_calls++ == 0) m.first_wrong = v.detail;
         m.breakdown = timeline.total();
         m.outside_ms = timeline.outside().sum_ms();
@@ -338,7 +343,8 @@ double baseline_ms(const PerfConfig& c) {
             1, 0.0);  // several seconds of deterministic CPU work: one run
         const auto v = kmeans_grading::check_result(in.objects, p, in.ref, membership.data(), clusters.data(), loops,
                                                     "sequential");
-        if (!v.ok) throw std::logic_error("internal: the sequential baseline disagrees with the reference: " + v.detail);
+        if (!v.ok)
+          throw std::logic_error("internal: the sequential baseline disagrees with the reference: " + v.detail);
         return grader::BaselineTime{timing.ms.median, timing.ms.min, timing.ms.cv, timing.ms.count, false};
       },
       [](const std::string& msg) { std::cout << "  " << msg << std::endl; });
@@ -349,16 +355,11 @@ void speedup_verdict(const std::string& exercise, const Measured& m, const PerfC
   const double min_speedup = grading::threshold("exercises." + exercise + ".min_speedup_" + c.key);
   const double med = m.timing.ms.median;
   const auto& b = m.breakdown;
-  r.metrics = {{"config", c.str()},
-               {"median_ms", med},
-               {"min_ms", m.timing.ms.min},
-               {"cv", m.timing.ms.robust_cv},
-               {"runs", m.timing.ms.count},
-               {"h2d_ms", b.h2d_ms},
-               {"kernels_ms", b.kernels_ms},
-               {"d2h_ms", b.d2h_ms},
-               {"host_ms", b.host_ms},
-               {"unaccounted_ms", std::max(0.0, med - b.sum_ms())},
+  r.metrics = {{"config", c.str()},          {"median_ms", med},
+               {"min_ms", m.timing.ms.min},  {"cv", m.timing.ms.robust_cv},
+               {"runs", m.timing.ms.count},  {"h2d_ms", b.h2d_ms},
+               {"kernels_ms", b.kernels_ms}, {"d2h_ms", b.d2h_ms},
+               {"host_ms", b.host_ms},       {"unaccounted_ms", std::max(0.0, med - b.sum_ms())},
                {"min_speedup", min_speedup}};
   std::ostringstream detail;
   detail.precision(3);
@@ -378,9 +379,9 @@ void speedup_verdict(const std::string& exercise, const Measured& m, const PerfC
   } else {
     r.outcome = Outcome::TooSlow;
     detail << "median " << med << " ms is " << speedup << "x the sequential baseline (" << base << " ms); needs "
-           << min_speedup << "x, i.e. at most " << base / min_speedup << " ms. Last call: host-to-device "
-           << b.h2d_ms << " ms, kernels " << b.kernels_ms << " ms, device-to-host " << b.d2h_ms << " ms, host "
-           << b.host_ms << " ms";
+           << min_speedup << "x, i.e. at most " << base / min_speedup << " ms. Last call: host-to-device " << b.h2d_ms
+           << " ms, kernels " << b.kernels_ms << " ms, device-to-host " << b.d2h_ms << " ms, host " << b.host_ms
+           << " ms";
     // Time the Timeline did not see: allocation and frees, raw copies, and host loops outside
     // timeline.host() (a transpose of the objects on the host, say).
     if (const double other = med - b.sum_ms(); other > 0.1 * med)
@@ -440,23 +441,29 @@ TEST_CASE("shared: correct on every configuration, and fails clearly when the ce
                try {
                  kmeans::shared(in.objects.data(), params_of(in), membership.data(), clusters.data(), timeline);
                  r.outcome = Outcome::Incorrect;
-                 r.detail = "returned normally, with centroids that cannot fit in shared memory: it must throw "
-                            "std::invalid_argument before launching (see centroids_shared_bytes in shared.cu)";
+                 r.detail =
+                     "returned normally, with centroids that cannot fit in shared memory: it must throw "
+                     "std::invalid_argument before launching (see centroids_shared_bytes in shared.cu)";
                } catch (const std::invalid_argument& e) {
                  const std::string what = e.what();
                  r.outcome = what.empty() ? Outcome::Incorrect : Outcome::Passed;
-                 if (what.empty()) r.detail = "threw std::invalid_argument with an empty message: say what does not fit";
+                 if (what.empty())
+                   r.detail = "threw std::invalid_argument with an empty message: say what does not fit";
                  r.metrics = {{"message", what}};
                } catch (const workbook::CudaError& e) {
                  if (e.sticky()) throw;  // a fault: the grader stops, as for any crash
                  r.outcome = Outcome::Incorrect;
-                 r.detail = std::string("threw a CUDA error instead of std::invalid_argument (check the size before "
-                                        "launching): ") + e.what();
+                 r.detail = std::string(
+                                "threw a CUDA error instead of std::invalid_argument (check the size before "
+                                "launching): ") +
+                            e.what();
                } catch (const remote::CallFailed& e) {
                  if (e.crashed) throw;  // a fault or a hang: recorded as such
                  r.outcome = Outcome::Incorrect;
-                 r.detail = std::string("threw something other than std::invalid_argument (check the size before "
-                                        "launching): ") + e.what();
+                 r.detail = std::string(
+                                "threw something other than std::invalid_argument (check the size before "
+                                "launching): ") +
+                            e.what();
                } catch (const std::exception& e) {
                  r.outcome = Outcome::Incorrect;
                  r.detail = std::string("threw something other than std::invalid_argument: ") + e.what();
@@ -512,8 +519,8 @@ TEST_CASE("all_gpu_privatized: speedup over the sequential baseline and over all
         std::ostringstream d;
         d.precision(3);
         d << "all_gpu_privatized takes " << priv.timing.ms.median << " ms (kernels " << priv.breakdown.kernels_ms
-          << " ms), all_gpu " << glob.timing.ms.median << " ms (kernels " << glob.breakdown.kernels_ms << " ms): "
-          << ratio << "x; needs " << min_ratio << "x";
+          << " ms), all_gpu " << glob.timing.ms.median << " ms (kernels " << glob.breakdown.kernels_ms
+          << " ms): " << ratio << "x; needs " << min_ratio << "x";
         r.detail = d.str();
       }
     });

@@ -23,27 +23,28 @@
 #include <string>
 #include <vector>
 
-#define CUBLAS_CHECK(call)                                                                          \
-  do {                                                                                              \
-    const cublasStatus_t status_ = (call);                                                          \
-    if (status_ != CUBLAS_STATUS_SUCCESS)                                                           \
-      throw std::runtime_error(fmt::format("{} failed: {} at {}:{}", #call, cublasGetStatusString(status_), \
-                                           __FILE__, __LINE__));                                    \
+#define CUBLAS_CHECK(call)                                                                                   \
+  do {                                                                                                       \
+    const cublasStatus_t status_ = (call);                                                                   \
+    if (status_ != CUBLAS_STATUS_SUCCESS)                                                                    \
+      throw std::runtime_error(                                                                              \
+          fmt::format("{} failed: {} at {}:{}", #call, cublasGetStatusString(status_), __FILE__, __LINE__)); \
   } while (0)
 
 int main(int argc, char** argv) try {
   int n = 4096;
   std::string csv;
-  CLI::App app{"matmul-tiled benchmark: the reference naive and tiled kernels beside cuBLAS SGEMM (FP32), each "
-               "validated against cuBLAS, then timed"};
+  CLI::App app{
+      "matmul-tiled benchmark: the reference naive and tiled kernels beside cuBLAS SGEMM (FP32), each "
+      "validated against cuBLAS, then timed"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
   app.add_option("n", n, "Matrix size: C = A x B with n x n matrices")->capture_default_str();
   app.add_option("--csv", csv, "Also write the results to FILE, one line per kernel (for grader/plot.sh)")
       ->type_name("FILE");
   CLI11_PARSE(app, argc, argv);
   const auto device = workbook::query_device(0);
-  fmt::print("matmul-tiled benchmark, n = {} (C = A x B, {}x{} float32)\nGPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n", n,
-             n, n, device.name, device.cc_major, device.cc_minor, device.multiprocessors, device.sm_clock_khz / 1000);
+  fmt::print("matmul-tiled benchmark, n = {} (C = A x B, {}x{} float32)\nGPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n", n, n,
+             n, device.name, device.cc_major, device.cc_minor, device.multiprocessors, device.sm_clock_khz / 1000);
 
   const std::size_t count = std::size_t(n) * n;
   workbook::DeviceBuffer<float> A(workbook::random_floats(count, 1)), B(workbook::random_floats(count, 2));
@@ -96,16 +97,18 @@ int main(int argc, char** argv) try {
     out.open(csv);
     out << "kernel,n,median_ms,min_ms,cv,tflops,percent_of_cublas,gpu\n";
   }
-  fmt::print("{:<24} {:>10} {:>10} {:>7} {:>9} {:>10}\n", "kernel", "median ms", "min ms", "cv %", "TFLOP/s", "% cuBLAS");
+  fmt::print("{:<24} {:>10} {:>10} {:>7} {:>9} {:>10}\n", "kernel", "median ms", "min ms", "cv %", "TFLOP/s",
+             "% cuBLAS");
   for (const auto& e : entries) {
     const auto t = workbook::time_gpu(stream, e.launch, {}, {}, options);
     if (cublas_ms == 0) cublas_ms = t.ms.median;
     const double tflops = flops / (t.ms.median * 1e-3) / 1e12;
     const double pct = 100.0 * cublas_ms / t.ms.median;
-    fmt::print("{:<24} {:>10.3f} {:>10.3f} {:>7.2f} {:>9.2f} {:>9.1f}%\n", e.name, t.ms.median, t.ms.min,
-               100 * t.ms.cv, tflops, pct);
-    if (out) out << fmt::format("\"{}\",{},{:.4f},{:.4f},{:.4f},{:.3f},{:.2f},\"{}\"\n", e.name, n, t.ms.median,
-                                t.ms.min, t.ms.cv, tflops, pct, device.name);
+    fmt::print("{:<24} {:>10.3f} {:>10.3f} {:>7.2f} {:>9.2f} {:>9.1f}%\n", e.name, t.ms.median, t.ms.min, 100 * t.ms.cv,
+               tflops, pct);
+    if (out)
+      out << fmt::format("\"{}\",{},{:.4f},{:.4f},{:.4f},{:.3f},{:.2f},\"{}\"\n", e.name, n, t.ms.median, t.ms.min,
+                         t.ms.cv, tflops, pct, device.name);
   }
   cublasDestroy(handle);
   return 0;

@@ -47,8 +47,9 @@ float sequential_cell(int k, int layer_size, const storm::Storm& s) {
 int main(int argc, char** argv) try {
   int layer_size = 1 << 20, particles = 1 << 14;
   std::string csv;
-  CLI::App app{"particle-storm benchmark: the update step of Ref1, Ref2 and the reference solution on one storm, each "
-               "validated against the sequential program's arithmetic, then timed"};
+  CLI::App app{
+      "particle-storm benchmark: the update step of Ref1, Ref2 and the reference solution on one storm, each "
+      "validated against the sequential program's arithmetic, then timed"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
   app.add_option("layer_size", layer_size, "Cells in the layer")->capture_default_str();
   app.add_option("particles", particles, "Particles in the storm")->capture_default_str();
@@ -57,9 +58,10 @@ int main(int argc, char** argv) try {
   CLI11_PARSE(app, argc, argv);
 
   const auto device = workbook::query_device(0);
-  fmt::print("particle-storm benchmark: the update step, {} cells x {} particles\nGPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n",
-             layer_size, particles, device.name, device.cc_major, device.cc_minor, device.multiprocessors,
-             device.sm_clock_khz / 1000);
+  fmt::print(
+      "particle-storm benchmark: the update step, {} cells x {} particles\nGPU: {} (sm_{}{}, {} SMs, {} MHz)\n\n",
+      layer_size, particles, device.name, device.cc_major, device.cc_minor, device.multiprocessors,
+      device.sm_clock_khz / 1000);
 
   storm_grading::StormShape shape;
   shape.layer_size = layer_size;
@@ -99,8 +101,8 @@ int main(int argc, char** argv) try {
     const auto got = layer.download();
     for (std::size_t i = 0; i < sample.size(); ++i)
       if (!(std::fabs(got[sample[i]] - expected[i]) <= rtol * std::fabs(expected[i])))
-        throw std::runtime_error(fmt::format("{}: layer[{}] = {}, expected {}", e.name, sample[i], got[sample[i]],
-                                             expected[i]));
+        throw std::runtime_error(
+            fmt::format("{}: layer[{}] = {}, expected {}", e.name, sample[i], got[sample[i]], expected[i]));
   }
 
   workbook::TimingOptions options;

@@ -88,8 +88,9 @@ CLI::Validator checked(const char* name, std::function<void(const std::string&)>
 int main(int argc, char** argv) try {
   std::string layer_size, particles, storms, seed, positions, energy;
   std::string prefix = "storm";
-  CLI::App app{"particle-storm-gen: writes storm files for workloads of any size and prints the command line that "
-               "runs them"};
+  CLI::App app{
+      "particle-storm-gen: writes storm files for workloads of any size and prints the command line that "
+      "runs them"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a repeated option: the last wins
   app.add_option("layer_size", layer_size, "Cells in the layer")
       ->type_name("INT")

@@ -11,7 +11,7 @@ namespace storm_grading {
 
 struct StormShape {
   int layer_size = 1000;
-  int particles = 100;                         // per storm
+  int particles = 100;  // per storm
   int storms = 1;
   long long min_position = 0, max_position = -1;  // default: the layer, [0, layer_size - 1]
   int min_energy = 1, max_energy = 1000;          // energy values, both ends included

@@ -165,8 +165,7 @@ Verdict judge(const RefLayer& after, const storm::Result& expected, const storm:
   const bool as_large = std::fabs(v - expected.value) <= tol;
   const bool local_max = v + tol >= after.value[p - 1] && v + tol >= after.value[p + 1];
   if (as_large && local_max) return {};
-  std::snprintf(buf, sizeof buf,
-                "expected %d %f, got %d %f: cell %d holds %f in the sequential program's layer, %s",
+  std::snprintf(buf, sizeof buf, "expected %d %f, got %d %f: cell %d holds %f in the sequential program's layer, %s",
                 expected.position, expected.value, got.position, got.value, p, after.value[p],
                 !as_large ? "not the maximum" : "not a local maximum");
   return {false, buf};

@@ -30,7 +30,8 @@
 #include <stdexcept>
 #include <vector>
 
-WORKBOOK_REMOTE(storm::update, (float* layer, int layer_size, const int* posval, int num_particles, cudaStream_t stream),
+WORKBOOK_REMOTE(storm::update,
+                (float* layer, int layer_size, const int* posval, int num_particles, cudaStream_t stream),
                 (layer, layer_size, posval, num_particles, stream))
 WORKBOOK_REMOTE(storm::relax, (float* layer, float* layer_copy, int layer_size, cudaStream_t stream),
                 (layer, layer_copy, layer_size, stream))
@@ -73,7 +74,8 @@ namespace {
 remote::Bound bind_simulate(remote::Reader& in) {
   const auto a = in.get<SimulateArguments>();
   if (!in.done()) throw std::runtime_error("malformed call (arguments left over)");
-  if (a.lengths.bytes != a.num_storms * sizeof(std::uint64_t) || a.results.bytes != a.num_storms * sizeof(storm::Result))
+  if (a.lengths.bytes != a.num_storms * sizeof(std::uint64_t) ||
+      a.results.bytes != a.num_storms * sizeof(storm::Result))
     throw std::runtime_error("malformed call (array sizes do not match the number of storms)");
   const auto* lengths = static_cast<const std::uint64_t*>(remote::arena_open(a.lengths));
   const auto* posval = static_cast<const int*>(remote::arena_open(a.posval));
@@ -84,8 +86,9 @@ remote::Bound bind_simulate(remote::Reader& in) {
     (*storms)[i].posval.assign(posval + at, posval + at + lengths[i]);
     at += lengths[i];
   }
-  const storm::Steps steps = a.steps == StepsChoice::GradersRef1 ? storm_tiers::ref1_steps()
-                                                                  : storm::Steps{storm::update, storm::relax, storm::maximum};
+  const storm::Steps steps = a.steps == StepsChoice::GradersRef1
+                                 ? storm_tiers::ref1_steps()
+                                 : storm::Steps{storm::update, storm::relax, storm::maximum};
   auto* results = static_cast<storm::Result*>(remote::arena_open(a.results));
   return [=](remote::Writer& out) {
     storm_grading::TransferCount count;

@@ -69,7 +69,8 @@ TEST_CASE("storm files: clear errors naming the file and the line") {
   CHECK(contains(error_of("\n\n  \n"), "test.txt:1: missing the particle count"));
   CHECK(error_of("five\n1 2\n") == "test.txt:1: the particle count must be an integer, found 'five'");
   CHECK(error_of("\n\n-3\n") == "test.txt:3: the particle count is -3: it must be 0 or more");
-  CHECK(contains(error_of("5\n1 10\n2 20\n3 30\n"), "test.txt:4: the file ends in particle 4 of 5 (line 1 announces 5)"));
+  CHECK(
+      contains(error_of("5\n1 10\n2 20\n3 30\n"), "test.txt:4: the file ends in particle 4 of 5 (line 1 announces 5)"));
   CHECK(contains(error_of("2\n1 10\n2\n"), "test.txt:3: the file ends in particle 2 of 2"));
   CHECK(contains(error_of("2\n1 10\n2\n"), "no energy value"));
   CHECK(error_of("3\n1 10\n1.5 20\n3 30\n") == "test.txt:3: particle 2: the position must be an integer, found '1.5'");
@@ -142,8 +143,9 @@ TEST_CASE("reference: bit for bit the sequential program") {
     long long min_position, max_position;
   };
   const Shape shapes[] = {
-      {1, 2, 3, 1, 1000, -2, 2},          {2, 3, 5, -1000, 1000, -3, 4},        {3, 2, 7, -50, 50, 0, 2},
-      {17, 4, 40, -1000, 1000, -5, 21},   {35, 3, 8, 1, 1000, 0, 34},           {4097, 3, 300, -1000, 1000, -100, 4200},
+      {1, 2, 3, 1, 1000, -2, 2},          {2, 3, 5, -1000, 1000, -3, 4},
+      {3, 2, 7, -50, 50, 0, 2},           {17, 4, 40, -1000, 1000, -5, 21},
+      {35, 3, 8, 1, 1000, 0, 34},         {4097, 3, 300, -1000, 1000, -100, 4200},
       {30000, 2, 400, 1, 1000, 0, 29999}, {70001, 2, 50, 1, 1000, -1000000000, 1000000000},
   };
   std::uint64_t seed = 7;
@@ -213,9 +215,9 @@ TEST_CASE("reference: step by step, as storm.h states it") {
   CHECK(same_bits(layer.value[4], before[4]));
   CHECK(same_bits(layer.value[2], (before[1] + before[2] + before[3]) / 3));
   CHECK(sg::ref_maximum(layer.value).position == 2);
-  CHECK(sg::ref_maximum({1, 5, 5, 1}).position == 0);       // a plateau: no strict maximum
-  CHECK(sg::ref_maximum({0, 3, 0, 3, 0}).position == 1);    // equal values: the first wins
-  CHECK(sg::ref_maximum({-1, -0.5f, -1}).position == 0);    // only values > 0 count
+  CHECK(sg::ref_maximum({1, 5, 5, 1}).position == 0);     // a plateau: no strict maximum
+  CHECK(sg::ref_maximum({0, 3, 0, 3, 0}).position == 1);  // equal values: the first wins
+  CHECK(sg::ref_maximum({-1, -0.5f, -1}).position == 0);  // only values > 0 count
 }
 
 TEST_CASE("storms/cases.txt: every case reads, and the sequential program gives the listed results") {

@@ -31,8 +31,7 @@ void update(float* layer, int layer_size, int k, int pos, float energy) {
   float energy_k = energy / layer_size / atenuacion;
 
   /* 5. Do not add if its absolute value is lower than the threshold */
-  if (energy_k >= THRESHOLD / layer_size || energy_k <= -THRESHOLD / layer_size)
-    layer[k] = layer[k] + energy_k;
+  if (energy_k >= THRESHOLD / layer_size || energy_k <= -THRESHOLD / layer_size) layer[k] = layer[k] + energy_k;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

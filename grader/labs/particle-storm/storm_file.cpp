@@ -60,8 +60,7 @@ int parse_layer_size(const std::string& text) {
   if (!to_long(text, value) || value < 1)
     throw InputError("the layer size must be a positive integer (a number of cells), found " + quoted(text));
   if (value > MAX_LAYER_SIZE)
-    throw InputError("the layer size " + text + " is too large: at most " + std::to_string(MAX_LAYER_SIZE) +
-                     " cells");
+    throw InputError("the layer size " + text + " is too large: at most " + std::to_string(MAX_LAYER_SIZE) + " cells");
   return static_cast<int>(value);
 }
 
@@ -74,8 +73,7 @@ storm::Storm parse_storm(std::istream& in, const std::string& name) {
   long long count = 0;
   if (!to_long(word, count))
     throw InputError(where(name, line) + "the particle count must be an integer, found " + quoted(word));
-  if (count < 0)
-    throw InputError(where(name, line) + "the particle count is " + word + ": it must be 0 or more");
+  if (count < 0) throw InputError(where(name, line) + "the particle count is " + word + ": it must be 0 or more");
   if (count > (1LL << 28))
     throw InputError(where(name, line) + "the particle count " + word + " is too large (at most 268435456)");
   const int count_line = line;
@@ -87,10 +85,12 @@ storm::Storm parse_storm(std::istream& in, const std::string& name) {
       const char* what = field == 0 ? "position" : "energy value";
       if (!words.next(word, line)) {
         std::ostringstream msg;
-        msg << where(name, words.last_line()) << "the file ends in particle " << j + 1 << " of " << count
-            << " (line " << count_line << " announces " << count << "): ";
-        if (field == 0) msg << "expected a line 'position value'";
-        else msg << "the particle has a position but no energy value";
+        msg << where(name, words.last_line()) << "the file ends in particle " << j + 1 << " of " << count << " (line "
+            << count_line << " announces " << count << "): ";
+        if (field == 0)
+          msg << "expected a line 'position value'";
+        else
+          msg << "the particle has a position but no energy value";
         throw InputError(msg.str());
       }
       long long value = 0;

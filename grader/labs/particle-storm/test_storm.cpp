@@ -114,7 +114,7 @@ CellCheck check_cells(const std::vector<float>& got, const std::vector<float>& e
 }
 std::string describe(const CellCheck& c, std::size_t n) {
   return strf("layer[%zu]: expected %.9g, got %.9g (allowed +-%.3g); %zu of %zu cells wrong", c.first, c.expected,
-             c.got, c.allowed, c.wrong, n);
+              c.got, c.allowed, c.wrong, n);
 }
 
 // ---- update ---------------------------------------------------------------------------------------
@@ -223,8 +223,9 @@ void run_relax(int n, int index, int repeat, CaseResult& r) {
     else if (c.first == 0 || c.first + 1 == got.size())
       r.detail += "; the two end cells must be left as they are";
     else if (std::isnan(c.got))
-      r.detail += "; a NaN: a cell was read from layer_copy before it was written there (a race between "
-                  "blocks? layer_copy starts as NaN)";
+      r.detail +=
+          "; a NaN: a cell was read from layer_copy before it was written there (a race between "
+          "blocks? layer_copy starts as NaN)";
   } else if (!layer.intact_guards() || !layer_copy.intact_guards()) {
     r.outcome = Outcome::Incorrect;
     r.detail = "wrote outside the layer or its copy (memory just before or after them changed)";
@@ -247,9 +248,18 @@ std::vector<float> random_layer(int n, std::uint64_t seed, float lo = -1.0f, flo
 std::vector<MaximumCase> maximum_cases() {
   std::vector<MaximumCase> cases = {
       {"1 cell: no interior cell", [](std::uint64_t) { return std::vector<float>{5}; }},
-      {"2 cells: no interior cell", [](std::uint64_t) { return std::vector<float>{1, 5}; }},
-      {"3 cells: a peak in the middle", [](std::uint64_t) { return std::vector<float>{1, 5, 2}; }},
-      {"larger values at the ends only", [](std::uint64_t) { return std::vector<float>{9, 1, 2, 1, 9}; }},
+      {"2 cells: no interior cell",
+       [](std::uint64_t) {
+         return std::vector<float>{1, 5};
+       }},
+      {"3 cells: a peak in the middle",
+       [](std::uint64_t) {
+         return std::vector<float>{1, 5, 2};
+       }},
+      {"larger values at the ends only",
+       [](std::uint64_t) {
+         return std::vector<float>{9, 1, 2, 1, 9};
+       }},
       {"a plateau is no strict maximum", [](std::uint64_t) { return std::vector<float>{0, 1, 5, 5, 1, 0, 2, 1}; }},
       {"all negative: no maximum", [](std::uint64_t seed) { return random_layer(1000, seed, -2.0f, -1.0f); }},
       {"all zero: no maximum", [](std::uint64_t) { return std::vector<float>(70000, 0.0f); }},
@@ -356,7 +366,7 @@ void run_maximum(const MaximumCase& mc, int index, int repeat, CaseResult& r) {
 
   r.metrics = {{"layer_size", n}, {"expected_position", expected.position}, {"got_position", got.position}};
   const std::string what = strf("expected position %d value %.9g, got position %d value %.9g", expected.position,
-                               expected.value, got.position, got.value);
+                                expected.value, got.position, got.value);
   if (got.position != expected.position || !(got.value == expected.value)) {
     r.outcome = Outcome::Incorrect;
     r.detail = what;
@@ -364,16 +374,18 @@ void run_maximum(const MaximumCase& mc, int index, int repeat, CaseResult& r) {
     // reads -1, a float a NaN with those exact bits (a computed NaN has others).
     const bool value_unwritten = workbook::is_poison(got.value), position_unwritten = got.position == -1;
     if (value_unwritten && position_unwritten) {
-      r.detail += "; nothing was written to *max_position or *max_value (both still hold the grader's fill, "
-                  "every bit set): see the TODO(maximum) steps in storm.cu";
+      r.detail +=
+          "; nothing was written to *max_position or *max_value (both still hold the grader's fill, "
+          "every bit set): see the TODO(maximum) steps in storm.cu";
     } else if (value_unwritten) {
       r.detail += "; nothing was written to *max_value (it still holds the grader's fill, every bit set)";
     } else if (std::isnan(got.value)) {
       r.detail += "; a NaN your code computed (not the grader's fill of *max_value)";
     } else if (position_unwritten) {
-      r.detail += "; *max_position is -1, which is also the grader's fill (every bit set): your code either never "
-                  "wrote it or computed -1 (a reduction that starts from position -1 and met no candidate?); with "
-                  "no strict local maximum greater than 0, the result is position 0, value 0";
+      r.detail +=
+          "; *max_position is -1, which is also the grader's fill (every bit set): your code either never "
+          "wrote it or computed -1 (a reduction that starts from position -1 and met no candidate?); with "
+          "no strict local maximum greater than 0, the result is position 0, value 0";
     } else if (got.position >= 0 && got.position < n && got.position != expected.position &&
                input[got.position] == expected.value) {
       r.detail += "; equal values: the lowest position must win";
@@ -418,16 +430,19 @@ std::string wrong_results(const std::vector<Result>& expected, const std::vector
   const Result& g = got[first];
   if (g.position == -1 && bits_of(g.value) == bits_of(NAN)) {
     // Exactly what the starter's simulate() returns for a storm it did not compute.
-    detail += "; (-1, nan) is the starter's placeholder: simulate() did not fill in this storm's result (see the "
-              "TODO(resident) steps in storm.cu)";
+    detail +=
+        "; (-1, nan) is the starter's placeholder: simulate() did not fill in this storm's result (see the "
+        "TODO(resident) steps in storm.cu)";
   } else if (g.position == -1 && workbook::is_poison(g.value)) {
-    detail += "; position -1 and a NaN with every bit set: the bytes the grader leaves in free device memory, so "
-              "the result was copied from device memory that nothing wrote (did maximum() write this storm's "
-              "element of the result arrays before the copy?)";
+    detail +=
+        "; position -1 and a NaN with every bit set: the bytes the grader leaves in free device memory, so "
+        "the result was copied from device memory that nothing wrote (did maximum() write this storm's "
+        "element of the result arrays before the copy?)";
   } else if (g.position == -1) {
-    detail += "; position -1 is not the starter's placeholder: your code computed it (a reduction that starts "
-              "from position -1 and met no candidate?); with no strict local maximum greater than 0, the result "
-              "is position 0, value 0";
+    detail +=
+        "; position -1 is not the starter's placeholder: your code computed it (a reduction that starts "
+        "from position -1 and met no candidate?); with no strict local maximum greater than 0, the result "
+        "is position 0, value 0";
   }
   return detail;
 }
@@ -485,8 +500,8 @@ std::vector<Workload>& program_workloads() {
     shape.max_position = g.max_position;
     shape.min_energy = g.min_energy;
     shape.max_energy = g.max_energy;
-    all.push_back(make_workload(strf("generated: %s, %d storms x %d particles%s", cells(g.layer_size).c_str(),
-                                    g.storms, g.particles, g.min_energy < 0 ? ", mixed signs" : ""),
+    all.push_back(make_workload(strf("generated: %s, %d storms x %d particles%s", cells(g.layer_size).c_str(), g.storms,
+                                     g.particles, g.min_energy < 0 ? ", mixed signs" : ""),
                                 g.layer_size, sg::generate_storms(shape, input_seed(4, index++, 0))));
   }
   return all;
@@ -502,8 +517,8 @@ void run_program_case(const Workload& w, const Program& program, CaseResult& r) 
     const std::string wrong = wrong_results(w.expected, w.layers, got);
     if (!wrong.empty()) {
       r.outcome = Outcome::Incorrect;
-      r.detail = (run == 1 ? "right the first time, wrong the second (is the layer zeroed on the device?): " : "") +
-                 wrong;
+      r.detail =
+          (run == 1 ? "right the first time, wrong the second (is the layer zeroed on the device?): " : "") + wrong;
       return;
     }
   }
@@ -562,16 +577,17 @@ const Baselines& baselines() {
     shape.storms = storms;
     const auto input = sg::generate_storms(shape, w.seed);
     sg::SequentialBreakdown breakdown;
-    const auto t = workbook::time_host([&] {
-      breakdown = {};
-      sg::sequential_simulate(w.layer_size, input, &breakdown);
-    }, 1, 0.0);
+    const auto t = workbook::time_host(
+        [&] {
+          breakdown = {};
+          sg::sequential_simulate(w.layer_size, input, &breakdown);
+        },
+        1, 0.0);
     update_ms = breakdown.update_s * 1e3 / storms;
     return grader::BaselineTime{t.ms.median, t.ms.min, t.ms.cv, t.ms.count, false};
   };
-  const auto program =
-      grader::cached_baseline("particle-storm/sequential/program/" + w.key(), [&] { return run_sequential(w.storms); },
-                              announce);
+  const auto program = grader::cached_baseline(
+      "particle-storm/sequential/program/" + w.key(), [&] { return run_sequential(w.storms); }, announce);
   const auto update = grader::cached_baseline(
       strf("particle-storm/sequential/update/%dx%d", w.layer_size, w.particles),
       [&] {
@@ -638,23 +654,30 @@ void update_performance(CaseResult& r) {
   const double med = timing.ms.median;
   const double speedup = base / med;
   const double updates = double(n) * w.particles;
-  r.metrics = {{"layer_size", n},         {"particles", w.particles},       {"median_ms", med},
-               {"min_ms", timing.ms.min}, {"cv", timing.ms.robust_cv},           {"runs", timing.ms.count},
-               {"baseline_ms", base},     {"speedup", speedup},             {"min_speedup", min_speedup},
+  r.metrics = {{"layer_size", n},
+               {"particles", w.particles},
+               {"median_ms", med},
+               {"min_ms", timing.ms.min},
+               {"cv", timing.ms.robust_cv},
+               {"runs", timing.ms.count},
+               {"baseline_ms", base},
+               {"speedup", speedup},
+               {"min_speedup", min_speedup},
                {"gcell_updates_per_s", updates / (med * 1e-3) / 1e9},
-               {"ref1_ms", ref1_ms},      {"ref2_ms", ref2_ms}};
+               {"ref1_ms", ref1_ms},
+               {"ref2_ms", ref2_ms}};
   if (wrong > 0) {
     r.outcome = Outcome::Incorrect;
-    r.detail = strf("%zu of %zu calls (warm-up and timed) gave a wrong layer, first: %s", wrong, calls,
-                   first_wrong.c_str());
+    r.detail =
+        strf("%zu of %zu calls (warm-up and timed) gave a wrong layer, first: %s", wrong, calls, first_wrong.c_str());
   } else if (speedup >= min_speedup) {
     r.outcome = Outcome::Passed;
   } else {
     r.outcome = Outcome::TooSlow;
-    r.detail = strf("median %.3g ms (%.0f G cell-updates/s) is %.0fx the sequential update (%.4g ms); needs %.0fx, "
-                    "i.e. at most %.3g ms (Ref1's update takes %.3g ms, Ref2's %.3g ms)",
-                    med, updates / (med * 1e-3) / 1e9, speedup, base, min_speedup, base / min_speedup, ref1_ms,
-                    ref2_ms);
+    r.detail = strf(
+        "median %.3g ms (%.0f G cell-updates/s) is %.0fx the sequential update (%.4g ms); needs %.0fx, "
+        "i.e. at most %.3g ms (Ref1's update takes %.3g ms, Ref2's %.3g ms)",
+        med, updates / (med * 1e-3) / 1e9, speedup, base, min_speedup, base / min_speedup, ref1_ms, ref2_ms);
   }
 }
 
@@ -814,10 +837,11 @@ const ProgramTimes& program_times() {
     const PerfWorkload w = perf_workload();
     const double median = programs[0].summary().median;
     const double kernels = w.storms * (b.update_ms + b.relax_ms + b.maximum_ms);
-    std::cout << strf("  your program: %.3f ms = %d storms x (update %.3f + relax %.3f + maximum %.3f ms of kernels) "
-                      "+ %.3f ms of allocation, transfers and host work (%s in the first call)\n",
-                      median, w.storms, b.update_ms, b.relax_ms, b.maximum_ms, median - kernels,
-                      programs[0].transfers.describe().c_str());
+    std::cout << strf(
+        "  your program: %.3f ms = %d storms x (update %.3f + relax %.3f + maximum %.3f ms of kernels) "
+        "+ %.3f ms of allocation, transfers and host work (%s in the first call)\n",
+        median, w.storms, b.update_ms, b.relax_ms, b.maximum_ms, median - kernels,
+        programs[0].transfers.describe().c_str());
   }
   return *times;
 }
@@ -844,7 +868,7 @@ void tier_case(const std::string& threshold_key, CaseResult& r) {
   if (t.yours.wrong > 0 || t.yours.samples.empty()) {
     r.outcome = Outcome::Incorrect;
     r.detail = strf("%zu of %zu calls gave wrong results, first: %s", t.yours.wrong, t.yours.calls,
-                   t.yours.first_wrong.c_str());
+                    t.yours.first_wrong.c_str());
     return;
   }
   program_metrics(t.yours, r);
@@ -870,11 +894,11 @@ void tier_case(const std::string& threshold_key, CaseResult& r) {
     r.outcome = Outcome::Passed;
   } else {
     r.outcome = Outcome::TooSlow;
-    r.detail = strf("median %.3g ms is %.0fx the sequential program (%.4g s); needs %.0fx, i.e. at most %.3g ms "
-                   "(Ref1 takes %.3g ms, Ref2 %.3g ms)",
-                   med, speedup, base / 1e3, min_speedup, base / min_speedup,
-                   t.ref1.samples.empty() ? NAN : t.ref1.summary().median,
-                   t.ref2.samples.empty() ? NAN : t.ref2.summary().median);
+    r.detail = strf(
+        "median %.3g ms is %.0fx the sequential program (%.4g s); needs %.0fx, i.e. at most %.3g ms "
+        "(Ref1 takes %.3g ms, Ref2 %.3g ms)",
+        med, speedup, base / 1e3, min_speedup, base / min_speedup,
+        t.ref1.samples.empty() ? NAN : t.ref1.summary().median, t.ref2.samples.empty() ? NAN : t.ref2.summary().median);
   }
 }
 
@@ -944,8 +968,7 @@ TEST_CASE("resident: simulate() with the grader's steps", "[resident][correctnes
   const auto& workloads = program_workloads();
   grading::plan("resident", "correctness", static_cast<int>(workloads.size()));
   for (const auto& w : workloads)
-    GRADE_CASE("resident", "correctness", w.name,
-               [&](CaseResult& r) { run_program_case(w, simulate_with_ref1, r); });
+    GRADE_CASE("resident", "correctness", w.name, [&](CaseResult& r) { run_program_case(w, simulate_with_ref1, r); });
 }
 
 TEST_CASE("resident: only the particles go in, only the results come out", "[resident][transfers]") {
@@ -976,17 +999,19 @@ TEST_CASE("resident: only the particles go in, only the results come out", "[res
       r.detail = "the results must be right before the copies are judged: " + wrong;
     } else if (t.uncounted_allocations > 0) {
       r.outcome = Outcome::Incorrect;
-      r.detail = t.describe() + ": the layer belongs in device memory (cudaMalloc), with only the particles "
-                                "copied in and the results copied out, each by a copy the grader can count";
+      r.detail = t.describe() +
+                 ": the layer belongs in device memory (cudaMalloc), with only the particles "
+                 "copied in and the results copied out, each by a copy the grader can count";
     } else if (t.h2d_bytes > h2d_limit) {
       r.outcome = Outcome::Incorrect;
-      r.detail = strf("%s; the particles are %.1f KiB and the layer %.1f MiB: the layer must be zeroed on the device "
-                     "and never copied from the host",
-                     t.describe().c_str(), 8.0 * shape.storms * shape.particles / 1024, layer_bytes / 1048576);
+      r.detail = strf(
+          "%s; the particles are %.1f KiB and the layer %.1f MiB: the layer must be zeroed on the device "
+          "and never copied from the host",
+          t.describe().c_str(), 8.0 * shape.storms * shape.particles / 1024, layer_bytes / 1048576);
     } else if (t.d2h_bytes > d2h_limit) {
       r.outcome = Outcome::Incorrect;
       r.detail = strf("%s; only the results (8 bytes a storm) need to come back, the layer (%.1f MiB) never",
-                     t.describe().c_str(), layer_bytes / 1048576);
+                      t.describe().c_str(), layer_bytes / 1048576);
     } else {
       r.outcome = Outcome::Passed;
     }
@@ -1000,8 +1025,7 @@ TEST_CASE("resident: the whole program with your steps", "[resident][program]") 
     GRADE_CASE("resident", "program", w.name, [&](CaseResult& r) { run_program_case(w, simulate_with_yours, r); });
 }
 
-TEST_CASE("resident: the whole program against the sequential one and the tiers",
-          "[resident][performance][tiers]") {
+TEST_CASE("resident: the whole program against the sequential one and the tiers", "[resident][performance][tiers]") {
   grading::plan("resident", "performance", 2);
   GRADE_CASE("resident", "performance", "speedup, Ref1 tier", [](CaseResult& r) { tier_case("min_speedup_ref1", r); });
   GRADE_CASE("resident", "performance", "speedup, Ref2 tier", [](CaseResult& r) { tier_case("min_speedup_ref2", r); });
@@ -1018,7 +1042,8 @@ TEST_CASE("resident: the whole program against the sequential one and the tiers"
 // tiers Ref1 and Ref2 each get the same fresh storms for call i, and every result is checked.
 namespace {
 
-void leaderboard_program(const std::string& entry, const std::function<std::vector<Result>(int, const std::vector<Storm>&)>& program) {
+void leaderboard_program(const std::string& entry,
+                         const std::function<std::vector<Result>(int, const std::vector<Storm>&)>& program) {
   const PerfWorkload w = perf_workload();
   struct Call {
     std::vector<Storm> storms;
@@ -1062,6 +1087,4 @@ TEST_CASE("resident: leaderboard timing of the whole program, with the tiers", "
 
 // The sequential baselines alone (hidden: `grader calibrate` runs them where there is no
 // reference solution to time, to learn this CPU's speed; the times land in the baseline cache).
-TEST_CASE("the sequential baselines, for grader calibrate", "[baseline][.]") {
-  CHECK(baselines().program_ms > 0);
-}
+TEST_CASE("the sequential baselines, for grader calibrate", "[baseline][.]") { CHECK(baselines().program_ms > 0); }

@@ -80,14 +80,14 @@ __device__ __forceinline__ float add_tile(const float2* tile, int count, float l
   return value;
 }
 
-__global__ void __launch_bounds__(BLOCK_SIZE) ref2UpdateKernel(float* layer, int layer_size, const int* posval,
-                                                               int num_particles) {
+__global__ void __launch_bounds__(BLOCK_SIZE)
+    ref2UpdateKernel(float* layer, int layer_size, const int* posval, int num_particles) {
   __shared__ float2 tile[TILE];
   const int first = blockIdx.x * BLOCK_SIZE;
   const int k = first + threadIdx.x;
   const float local = (float)threadIdx.x;
-  const float reciprocal = 1.0f / layer_size;          // once, instead of a division per term
-  const float threshold = THRESHOLD / layer_size;     // the sequential program's threshold
+  const float reciprocal = 1.0f / layer_size;      // once, instead of a division per term
+  const float threshold = THRESHOLD / layer_size;  // the sequential program's threshold
   float value = k < layer_size ? layer[k] : 0.0f;
   for (int base = 0; base < num_particles; base += TILE) {
     const int j = base + threadIdx.x;
@@ -113,7 +113,8 @@ void launch_update(Update which, float* layer, int layer_size, const int* posval
       CUDA_CHECK_LAUNCH(ref1UpdateKernel<<<grid, BLOCK_SIZE, 0, stream>>>(layer, layer_size, posval, num_particles));
       break;
     case Update::StagedIeee:
-      CUDA_CHECK_LAUNCH(stagedIeeeUpdateKernel<<<grid, BLOCK_SIZE, 0, stream>>>(layer, layer_size, posval, num_particles));
+      CUDA_CHECK_LAUNCH(
+          stagedIeeeUpdateKernel<<<grid, BLOCK_SIZE, 0, stream>>>(layer, layer_size, posval, num_particles));
       break;
     case Update::Ref2:
       CUDA_CHECK_LAUNCH(ref2UpdateKernel<<<grid, BLOCK_SIZE, 0, stream>>>(layer, layer_size, posval, num_particles));
@@ -153,9 +154,7 @@ void relax(float* layer, float* layer_copy, int layer_size, cudaStream_t stream)
 constexpr int MAX_GRID = 1024;  // blocks of the first pass; the second pass is one block
 
 // (v1, p1) beats (v2, p2): larger value, or the same value at a lower position.
-__device__ __forceinline__ bool beats(float v1, int p1, float v2, int p2) {
-  return v1 > v2 || (v1 == v2 && p1 < p2);
-}
+__device__ __forceinline__ bool beats(float v1, int p1, float v2, int p2) { return v1 > v2 || (v1 == v2 && p1 < p2); }
 
 // Tree reduction of the block's (value, position) pairs in shared memory; thread 0 gets the best.
 __device__ void reduce_block(float* s_value, int* s_position, float& value, int& position) {
@@ -163,9 +162,8 @@ __device__ void reduce_block(float* s_value, int* s_position, float& value, int&
   s_position[threadIdx.x] = position;
   __syncthreads();
   for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride &&
-        beats(s_value[threadIdx.x + stride], s_position[threadIdx.x + stride], s_value[threadIdx.x],
-              s_position[threadIdx.x])) {
+    if (threadIdx.x < stride && beats(s_value[threadIdx.x + stride], s_position[threadIdx.x + stride],
+                                      s_value[threadIdx.x], s_position[threadIdx.x])) {
       s_value[threadIdx.x] = s_value[threadIdx.x + stride];
       s_position[threadIdx.x] = s_position[threadIdx.x + stride];
     }
@@ -219,10 +217,10 @@ __global__ void reduceCandidatesKernel(const float* candidate_values, const int*
 void maximum(const float* layer, int layer_size, float* candidate_values, int* candidate_positions, float* max_value,
              int* max_position, cudaStream_t stream) {
   const int grid = std::max(1, std::min(MAX_GRID, ceil_div(layer_size, BLOCK_SIZE)));
-  CUDA_CHECK_LAUNCH(localMaximaKernel<<<grid, BLOCK_SIZE, 0, stream>>>(layer, layer_size, candidate_values,
-                                                                        candidate_positions));
+  CUDA_CHECK_LAUNCH(
+      localMaximaKernel<<<grid, BLOCK_SIZE, 0, stream>>>(layer, layer_size, candidate_values, candidate_positions));
   CUDA_CHECK_LAUNCH(reduceCandidatesKernel<<<1, BLOCK_SIZE, 0, stream>>>(candidate_values, candidate_positions, grid,
-                                                                          max_value, max_position));
+                                                                         max_value, max_position));
 }
 
 }  // namespace
@@ -248,8 +246,8 @@ std::vector<storm::Result> simulate(int layer_size, const std::vector<storm::Sto
   }
   workbook::DeviceBuffer<int> d_posval(std::max<std::size_t>(posval.size(), 2));
   if (!posval.empty())
-    CUDA_CHECK(cudaMemcpyAsync(d_posval.data(), posval.data(), posval.size() * sizeof(int), cudaMemcpyHostToDevice,
-                               stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(d_posval.data(), posval.data(), posval.size() * sizeof(int), cudaMemcpyHostToDevice, stream));
 
   // The layer lives on the device from start to end; it is zeroed there.
   workbook::DeviceBuffer<float> layer(layer_size), layer_copy(layer_size), candidate_values(layer_size);
@@ -261,17 +259,17 @@ std::vector<storm::Result> simulate(int layer_size, const std::vector<storm::Sto
   for (int i = 0; i < num_storms; ++i) {
     steps.update(layer.data(), layer_size, d_posval.data() + first[i], storms[i].size(), stream);
     steps.relax(layer.data(), layer_copy.data(), layer_size, stream);
-    steps.maximum(layer.data(), layer_size, candidate_values.data(), candidate_positions.data(),
-                  max_values.data() + i, max_positions.data() + i, stream);
+    steps.maximum(layer.data(), layer_size, candidate_values.data(), candidate_positions.data(), max_values.data() + i,
+                  max_positions.data() + i, stream);
   }
 
   // The results, and nothing else, come back.
   std::vector<float> values(num_storms);
   std::vector<int> positions(num_storms);
-  CUDA_CHECK(cudaMemcpyAsync(values.data(), max_values.data(), num_storms * sizeof(float), cudaMemcpyDeviceToHost,
+  CUDA_CHECK(
+      cudaMemcpyAsync(values.data(), max_values.data(), num_storms * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaMemcpyAsync(positions.data(), max_positions.data(), num_storms * sizeof(int), cudaMemcpyDeviceToHost,
                              stream));
-  CUDA_CHECK(cudaMemcpyAsync(positions.data(), max_positions.data(), num_storms * sizeof(int),
-                             cudaMemcpyDeviceToHost, stream));
   stream.synchronize();
   std::vector<storm::Result> results(num_storms);
   for (int i = 0; i < num_storms; ++i) results[i] = {positions[i], values[i]};

@@ -24,8 +24,7 @@ storm::Steps ref1_steps();
 storm::Steps ref2_steps();
 
 // The tiers' host program: the resident simulation with the given steps.
-std::vector<storm::Result> simulate(int layer_size, const std::vector<storm::Storm>& storms,
-                                    const storm::Steps& steps);
+std::vector<storm::Result> simulate(int layer_size, const std::vector<storm::Storm>& storms, const storm::Steps& steps);
 std::vector<storm::Result> ref1_program(int layer_size, const std::vector<storm::Storm>& storms);
 std::vector<storm::Result> ref2_program(int layer_size, const std::vector<storm::Storm>& storms);
 

@@ -31,10 +31,20 @@ void record(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) 
   }
   std::lock_guard<std::mutex> lock(g_mutex);
   switch (kind) {
-    case cudaMemcpyHostToDevice: g_transfers.h2d_bytes += bytes; ++g_transfers.h2d_calls; break;
-    case cudaMemcpyDeviceToHost: g_transfers.d2h_bytes += bytes; ++g_transfers.d2h_calls; break;
-    case cudaMemcpyDeviceToDevice: g_transfers.d2d_bytes += bytes; ++g_transfers.d2d_calls; break;
-    default: break;  // host to host
+    case cudaMemcpyHostToDevice:
+      g_transfers.h2d_bytes += bytes;
+      ++g_transfers.h2d_calls;
+      break;
+    case cudaMemcpyDeviceToHost:
+      g_transfers.d2h_bytes += bytes;
+      ++g_transfers.d2h_calls;
+      break;
+    case cudaMemcpyDeviceToDevice:
+      g_transfers.d2d_bytes += bytes;
+      ++g_transfers.d2d_calls;
+      break;
+    default:
+      break;  // host to host
   }
 }
 
@@ -47,9 +57,12 @@ cudaMemcpyKind symbol_kind(const void* other, cudaMemcpyKind kind, bool to_symbo
 
 std::string amount(std::size_t calls, std::size_t bytes, const char* what) {
   char buf[128];
-  if (bytes >= (1u << 20)) std::snprintf(buf, sizeof buf, "%zu %s (%.1f MiB)", calls, what, bytes / 1048576.0);
-  else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%zu %s (%.1f KiB)", calls, what, bytes / 1024.0);
-  else std::snprintf(buf, sizeof buf, "%zu %s (%zu bytes)", calls, what, bytes);
+  if (bytes >= (1u << 20))
+    std::snprintf(buf, sizeof buf, "%zu %s (%.1f MiB)", calls, what, bytes / 1048576.0);
+  else if (bytes >= 1024)
+    std::snprintf(buf, sizeof buf, "%zu %s (%.1f KiB)", calls, what, bytes / 1024.0);
+  else
+    std::snprintf(buf, sizeof buf, "%zu %s (%zu bytes)", calls, what, bytes);
   return buf;
 }
 

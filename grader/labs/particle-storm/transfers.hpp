@@ -27,7 +27,7 @@ struct Transfers {
   // cudaHostAllocMapped, cudaHostRegister with cudaHostRegisterMapped): what crosses through it
   // cannot be counted, so the check cannot pass with it.
   std::size_t uncounted_allocations = 0;
-  std::string describe() const;             // "2 copies host-to-device (16.0 KiB), ..."
+  std::string describe() const;  // "2 copies host-to-device (16.0 KiB), ..."
 };
 
 // Adds the copies another process counted (the runner, which ran the code: grader/remote/) to

@@ -29,7 +29,8 @@ __global__ void expected_kernel(const float* A, const float* B, double* E, doubl
   if (Row >= M || Col >= N) return;
   double e = 0, s = 0;
   for (int k = 0; k < K; ++k) {
-    const double product = static_cast<double>(A[static_cast<std::size_t>(Row) * K + k]) * B[static_cast<std::size_t>(k) * N + Col];
+    const double product =
+        static_cast<double>(A[static_cast<std::size_t>(Row) * K + k]) * B[static_cast<std::size_t>(k) * N + Col];
     e += product;
     s += fabs(product);
   }

@@ -13,9 +13,9 @@
 namespace remote {
 namespace {
 
-constexpr std::uint64_t kGuard = 4096;           // bytes of pattern on each side of a block
-constexpr std::uint64_t kAlign = 256;            // a block's start, as cudaMalloc aligns
-constexpr std::uint64_t kGrowth = 64ull << 20;   // the arena grows in steps of 64 MiB
+constexpr std::uint64_t kGuard = 4096;          // bytes of pattern on each side of a block
+constexpr std::uint64_t kAlign = 256;           // a block's start, as cudaMalloc aligns
+constexpr std::uint64_t kGrowth = 64ull << 20;  // the arena grows in steps of 64 MiB
 constexpr unsigned char kPattern = 0xA5;
 
 std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }

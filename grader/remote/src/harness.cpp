@@ -59,7 +59,8 @@ void usage_of(pid_t pid, double& cpu_ms, int& threads) {
   threads = 0;
   clockid_t clock;
   timespec t{};
-  if (::clock_getcpuclockid(pid, &clock) == 0 && ::clock_gettime(clock, &t) == 0) cpu_ms = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+  if (::clock_getcpuclockid(pid, &clock) == 0 && ::clock_gettime(clock, &t) == 0)
+    cpu_ms = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   if (DIR* d = ::opendir(dir.c_str())) {
     while (const dirent* e = ::readdir(d))
@@ -94,7 +95,7 @@ private:
   std::uint32_t seq_ = 0;
   bool started_once_ = false;
   bool reached_main_ = false;
-  bool ready_ = false;  // the CUDA handshake is done: calls can be sent
+  bool ready_ = false;         // the CUDA handshake is done: calls can be sent
   std::string start_failure_;  // a runner that could not start will not start next time either
 };
 
@@ -221,7 +222,8 @@ std::string Harness::reap() {
     if (r == pid_) {
       pid_ = -1;
       if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-      if (WIFSIGNALED(status)) return "was killed by " + signal_name(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+      if (WIFSIGNALED(status))
+        return "was killed by " + signal_name(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
       return "ended";
     }
     ::usleep(10000);
@@ -236,8 +238,10 @@ void Harness::stop(bool kill) {
   ready_ = false;
   reached_main_ = false;
   if (pid_ > 0) {
-    if (kill) ::kill(pid_, SIGKILL);
-    else send_message(fd_, Type::Bye, Writer());
+    if (kill)
+      ::kill(pid_, SIGKILL);
+    else
+      send_message(fd_, Type::Bye, Writer());
     int status = 0;
     ::waitpid(pid_, &status, 0);
     pid_ = -1;
@@ -338,7 +342,8 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   if (static_cast<Status>(status) == Status::InvalidArgument) throw std::invalid_argument(message);
   if (static_cast<Status>(status) != Status::Ok) throw CallFailed(message, false);
   if (!finished) fail(std::string(name) + ": the program running your code answered without finishing the call");
-  if (const std::string outside = arena_check_guards(); !outside.empty()) throw CallFailed(name + (": " + outside), false);
+  if (const std::string outside = arena_check_guards(); !outside.empty())
+    throw CallFailed(name + (": " + outside), false);
   workbook::ForeignCall report;
   report.device_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   report.threads = threads;

@@ -30,7 +30,7 @@
 
 namespace remote {
 cudaError_t warm(cudaStream_t stream);  // warm.cu
-void vendor_check_start();               // vendor_check.cpp: a vendor math library loaded
+void vendor_check_start();              // vendor_check.cpp: a vendor math library loaded
 std::string vendor_library_after_call();
 std::string vendor_library_mapped();
 namespace {
@@ -65,7 +65,6 @@ void close_stale() {
 }
 
 std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
-
 
 // Waits for the next message. After a Prepare, the Call follows within microseconds and the
 // harness's clock is already running when it is sent: spin for it, since a sleeping process can
@@ -123,8 +122,9 @@ int serve(int fd) {
   // look like escaped work. (The CPU time this costs is not judged for calls run here.)
   cudaSetDeviceFlags(cudaDeviceScheduleSpin);
   const char* control_fd = std::getenv("WORKBOOK_RUNNER_CONTROL_FD");
-  void* page = control_fd ? ::mmap(nullptr, sizeof(Control), PROT_READ | PROT_WRITE, MAP_SHARED, std::atoi(control_fd), 0)
-                          : MAP_FAILED;
+  void* page = control_fd
+                   ? ::mmap(nullptr, sizeof(Control), PROT_READ | PROT_WRITE, MAP_SHARED, std::atoi(control_fd), 0)
+                   : MAP_FAILED;
   if (page == MAP_FAILED) throw std::runtime_error("the control page is missing (WORKBOOK_RUNNER_CONTROL_FD)");
   auto* control = static_cast<Control*>(page);
   CUDA_CHECK(cudaHostRegister(control, sizeof(Control), cudaHostRegisterMapped));
@@ -233,7 +233,7 @@ int serve(int fd) {
     reply.put_bytes(value.bytes());
     if (!send_message(fd, Type::Reply, reply)) return 2;
     if (status == Status::Crashed) return 3;  // the CUDA context is lost: the harness starts a fresh runner
-    close_stale();  // after the reply, outside the tail the harness measures
+    close_stale();                            // after the reply, outside the tail the harness measures
   }
 }
 
@@ -247,11 +247,12 @@ int main() {
   }
   // The harness hands over a socket and two shared-memory files (harness.cpp, spawn): a wrong
   // descriptor here would only show at the first call, as a puzzling mmap error.
-  struct stat st{};
+  struct stat st {};
   const char* control_text = std::getenv("WORKBOOK_RUNNER_CONTROL_FD");
   const char* arena_text = std::getenv("WORKBOOK_RUNNER_ARENA_FD");
   const auto is_file = [&](const char* fd) { return fd && ::fstat(std::atoi(fd), &st) == 0 && S_ISREG(st.st_mode); };
-  if (::fstat(std::atoi(fd_text), &st) != 0 || !S_ISSOCK(st.st_mode) || !is_file(control_text) || !is_file(arena_text)) {
+  if (::fstat(std::atoi(fd_text), &st) != 0 || !S_ISSOCK(st.st_mode) || !is_file(control_text) ||
+      !is_file(arena_text)) {
     std::cerr << "runner: the grader's descriptors are missing or of the wrong kind\n";
     return 2;
   }

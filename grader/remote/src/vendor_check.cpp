@@ -14,8 +14,9 @@
 namespace remote {
 namespace {
 
-const char* const kWhy = ", a vendor math library: only your own kernels are graded, and the grader provides none of "
-                         "these libraries (docs: what a submission may use)";
+const char* const kWhy =
+    ", a vendor math library: only your own kernels are graded, and the grader provides none of "
+    "these libraries (docs: what a submission may use)";
 
 // The loader's count of objects ever loaded, from its first entry (dl_iterate_phdr's dlpi_adds):
 // no system call, a few instructions.

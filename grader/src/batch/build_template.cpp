@@ -16,7 +16,8 @@ std::vector<std::string> words(const std::string& command) {
   std::vector<std::string> out;
   std::istringstream in(command);
   for (std::string w; in >> w;) {
-    if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
+    if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front())
+      w = w.substr(1, w.size() - 2);
     out.push_back(w);
   }
   return out;
@@ -80,8 +81,9 @@ std::string compiled_source(const std::string& command) {
 }
 
 std::string build_script(const std::vector<std::string>& commands) {
-  std::string script = "# Written by grader batch (grader/src/batch/build_template.hpp): the batch project's\n"
-                       "# own commands for this submission, configured once for the whole batch.\n";
+  std::string script =
+      "# Written by grader batch (grader/src/batch/build_template.hpp): the batch project's\n"
+      "# own commands for this submission, configured once for the whole batch.\n";
   std::set<std::string> dirs;
   for (const auto& c : commands)
     for (const auto& out : command_outputs(c))
@@ -103,8 +105,8 @@ std::optional<BuildTemplate> BuildTemplate::configure(const Options& o, std::str
   t.log_ = o.log;
   fs::remove_all(o.dir);
   for (const auto& [name, text] : o.files) write_atomically(t.src_ / name, text);
-  std::vector<std::string> argv = {o.cmake.string(), "-S", o.project.string(), "-B", t.build_.string(),
-                                   "-DSUBMISSION_DIR=" + t.src_.string()};
+  std::vector<std::string> argv = {
+      o.cmake.string(), "-S", o.project.string(), "-B", t.build_.string(), "-DSUBMISSION_DIR=" + t.src_.string()};
   argv.insert(argv.end(), o.configure_args.begin(), o.configure_args.end());
   if (const ProcessResult r = run_logged(argv, o.log); !r.ok()) {
     if (why) *why = "configuring the template build " + r.describe() + " (see " + o.log.string() + ")";

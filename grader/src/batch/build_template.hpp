@@ -39,10 +39,10 @@ std::string build_script(const std::vector<std::string>& commands);
 class BuildTemplate {
 public:
   struct Options {
-    std::filesystem::path cmake;        // the cmake program
-    std::filesystem::path project;      // grader/batch
-    std::filesystem::path dir;          // the template's folder: <dir>/src, <dir>/build
-    std::vector<std::string> configure_args;  // -G Ninja -D... (all but -S, -B and SUBMISSION_DIR)
+    std::filesystem::path cmake;               // the cmake program
+    std::filesystem::path project;             // grader/batch
+    std::filesystem::path dir;                 // the template's folder: <dir>/src, <dir>/build
+    std::vector<std::string> configure_args;   // -G Ninja -D... (all but -S, -B and SUBMISSION_DIR)
     std::map<std::string, std::string> files;  // the template submission's files: name -> text
     std::filesystem::path log;
   };

@@ -87,7 +87,8 @@ std::vector<int> ancestors(int pid, int max_depth) {
   return out;
 }
 
-GpuMemoryWatch::GpuMemoryWatch(std::string command, double period_s) : command_(std::move(command)), period_s_(period_s) {
+GpuMemoryWatch::GpuMemoryWatch(std::string command, double period_s)
+    : command_(std::move(command)), period_s_(period_s) {
   if (enabled()) thread_ = std::thread([this] { loop(); });
 }
 

@@ -29,7 +29,8 @@ int ordinal_of(const std::string& word, const std::string& spec) {
     used = 0;
   }
   if (word.empty() || used != word.size() || n < 0)
-    throw std::invalid_argument("--gpus " + spec + ": '" + word + "' is not a GPU number (say \"all\", or e.g. 0,2 or 0-3)");
+    throw std::invalid_argument("--gpus " + spec + ": '" + word +
+                                "' is not a GPU number (say \"all\", or e.g. 0,2 or 0-3)");
   return n;
 }
 
@@ -50,7 +51,8 @@ std::vector<GpuSlot> choose_gpus(const std::vector<GpuSlot>& visible, const std:
     if (it == visible.end())
       throw std::invalid_argument("--gpus " + spec + ": there is no GPU " + std::to_string(n) + " here (" +
                                   std::to_string(visible.size()) + " visible: `grader devices` lists them)");
-    if (std::none_of(chosen.begin(), chosen.end(), [&](const GpuSlot& g) { return g.ordinal == n; })) chosen.push_back(*it);
+    if (std::none_of(chosen.begin(), chosen.end(), [&](const GpuSlot& g) { return g.ordinal == n; }))
+      chosen.push_back(*it);
   }
   return chosen;
 }
@@ -150,8 +152,10 @@ GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
 void GpuPool::release(const Lease& lease) {
   std::lock_guard<std::mutex> l(m_);
   State& s = states_[lease.gpu];
-  if (lease.exclusive) s.exclusive = false;
-  else --s.shared;
+  if (lease.exclusive)
+    s.exclusive = false;
+  else
+    --s.shared;
   auto& h = holders_[lease.gpu];
   h.erase(std::remove(h.begin(), h.end(), lease.id), h.end());
   cv_.notify_all();

@@ -32,7 +32,8 @@ std::string ordinals_of(const std::vector<GpuSlot>& gpus, const std::string& mod
 
 }  // namespace
 
-GpuSetup plan_gpus(const std::vector<GpuSlot>& chosen, const std::string& lab, const std::vector<std::filesystem::path>& base,
+GpuSetup plan_gpus(const std::vector<GpuSlot>& chosen, const std::string& lab,
+                   const std::vector<std::filesystem::path>& base,
                    const std::optional<std::filesystem::path>& device0_file,
                    const std::function<ModelThresholds(int ordinal)>& thresholds) {
   GpuSetup setup;
@@ -49,13 +50,16 @@ GpuSetup plan_gpus(const std::vector<GpuSlot>& chosen, const std::string& lab, c
     for (const auto& model : models)
       if (!of[model].file && !of[model].note.empty()) {
         std::string list;
-        for (const auto& m : models) list += fmt::format("{}{} (GPU {})", list.empty() ? "" : ", ", m, ordinals_of(chosen, m));
+        for (const auto& m : models)
+          list += fmt::format("{}{} (GPU {})", list.empty() ? "" : ", ", m, ordinals_of(chosen, m));
         throw std::runtime_error(fmt::format(
             "GPUs of {} models here: {}. Each submission is timed against the thresholds of the model it runs on, "
             "but {} has none of its own for {} ({}). Grade on one model (--gpus {}), or measure this one once: "
             "CUDA_VISIBLE_DEVICES={} grader calibrate {}",
-            models.size(), list, model, lab, of[model].note, ordinals_of(chosen, models[0] == model ? models[1] : models[0]),
-            std::find_if(chosen.begin(), chosen.end(), [&](const GpuSlot& g) { return g.model == model; })->visible, lab));
+            models.size(), list, model, lab, of[model].note,
+            ordinals_of(chosen, models[0] == model ? models[1] : models[0]),
+            std::find_if(chosen.begin(), chosen.end(), [&](const GpuSlot& g) { return g.model == model; })->visible,
+            lab));
       }
   for (const auto& model : models) {
     auto& files = setup.overrides[model];

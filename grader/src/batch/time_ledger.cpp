@@ -20,9 +20,9 @@ double number(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 nlohmann::json to_json(const StageTimes& t) {
-  return {{"collect_s", t.collect_s},     {"configure_s", t.configure_s}, {"build_s", t.build_s},
-          {"correctness_s", t.correctness_s}, {"timed_s", t.timed_s},   {"rerun_alone_s", t.rerun_s},
-          {"gpu_wait_s", t.gpu_wait_s},   {"profile_s", t.profile_s},     {"total_s", t.total_s},
+  return {{"collect_s", t.collect_s},         {"configure_s", t.configure_s}, {"build_s", t.build_s},
+          {"correctness_s", t.correctness_s}, {"timed_s", t.timed_s},         {"rerun_alone_s", t.rerun_s},
+          {"gpu_wait_s", t.gpu_wait_s},       {"profile_s", t.profile_s},     {"total_s", t.total_s},
           {"cases", to_json(t.cases)}};
 }
 

@@ -98,9 +98,10 @@ Derivation derive_here(const Paths& paths, const LabConfig& config, const Profil
   }
   const auto home = load_profile(shipped_profiles_dir(paths.source_root) / home_name);
   if (!home) {
-    d.why_not = fmt::format("the profile of the machine lab.toml's values were set on (grader/profiles/{}) is not "
-                            "in this workbook yet",
-                            home_name);
+    d.why_not = fmt::format(
+        "the profile of the machine lab.toml's values were set on (grader/profiles/{}) is not "
+        "in this workbook yet",
+        home_name);
     return d;
   }
   if (!here.labs.count(lab)) {
@@ -124,8 +125,8 @@ void print_table(const std::string& home, const std::string& here, const Derivat
       std::cout << fmt::format("    {:<52} reference here {}\n", threshold, fmt_value(value));
     return;
   }
-  std::cout << fmt::format("  {:<52} {:>10} {:>12} {:>10} {:>7}\n", "threshold", home + " (shipped)", here,
-                           "reference", "margin");
+  std::cout << fmt::format("  {:<52} {:>10} {:>12} {:>10} {:>7}\n", "threshold", home + " (shipped)", here, "reference",
+                           "margin");
   for (const auto& t : d.derived) {
     const std::string ref = t.reference_here ? fmt_value(*t.reference_here) : "-";
     const std::string margin = t.reference_here ? fmt::format("{:.2f}", *t.reference_here / t.value) : "-";
@@ -151,7 +152,8 @@ int show_profile(const Paths& paths, const CalibrateOptions& o) {
   for (const auto& lab : labs) configs.push_back(shipped_config(paths, lab));  // an unknown lab: exit 64 first
   const fs::path as_given(*o.show);
   std::optional<Profile> profile;
-  for (const fs::path& dir : {as_given, shipped_profiles_dir(paths.source_root) / as_given, local_profiles_dir() / as_given})
+  for (const fs::path& dir :
+       {as_given, shipped_profiles_dir(paths.source_root) / as_given, local_profiles_dir() / as_given})
     if (!profile) profile = load_profile(dir);
   if (!profile) {
     std::cerr << "grader calibrate --show: no profile named " << *o.show << " (looked for profile.toml in " << *o.show
@@ -161,8 +163,9 @@ int show_profile(const Paths& paths, const CalibrateOptions& o) {
   }
   nlohmann::json lab_json = nlohmann::json::object();
   if (!o.json)
-    std::cout << fmt::format("profile {} ({}): {}, calibrated {}\n", profile->name, (profile->dir / "profile.toml").string(),
-                             profile->machine.describe(), profile->calibrated);
+    std::cout << fmt::format("profile {} ({}): {}, calibrated {}\n", profile->name,
+                             (profile->dir / "profile.toml").string(), profile->machine.describe(),
+                             profile->calibrated);
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const std::string& lab = labs[i];
     const LabConfig& config = configs[i];
@@ -176,7 +179,10 @@ int show_profile(const Paths& paths, const CalibrateOptions& o) {
     print_table(home_profile(config), profile->name, d, profile->of_lab(lab));
   }
   if (o.json)
-    std::cout << nlohmann::json{{"profile", profile->name}, {"machine", profile->machine.describe()}, {"labs", lab_json}}.dump(2)
+    std::cout << nlohmann::json{{"profile", profile->name},
+                                {"machine", profile->machine.describe()},
+                                {"labs", lab_json}}
+                     .dump(2)
               << std::endl;
   return 0;
 }
@@ -197,7 +203,8 @@ int cmd_calibrate(const Paths& paths, const CalibrateOptions& o) {
   const Machine machine = this_machine();
   const fs::path dir = o.output.value_or(local_profiles_dir() / machine.name());
   Profile profile;
-  if (auto earlier = load_profile(dir); earlier && earlier->machine.same_as(machine)) profile = *earlier;  // other labs kept
+  if (auto earlier = load_profile(dir); earlier && earlier->machine.same_as(machine))
+    profile = *earlier;  // other labs kept
   profile.dir = dir;
   profile.name = dir.filename().string();
   profile.machine = machine;
@@ -211,15 +218,17 @@ int cmd_calibrate(const Paths& paths, const CalibrateOptions& o) {
   profile.peaks.copy_gbs = peaks.copy_gbs;
   profile.peaks.h2d_gbs = peaks.h2d_gbs;
   if (talk)
-    std::cout << fmt::format("GPU ceilings: FP32 {:.1f} TFLOP/s, copy {:.0f} GB/s, host-to-device {:.1f} GB/s ({:.1f} s)\n",
-                             peaks.fp32_tflops, peaks.copy_gbs, peaks.h2d_gbs, seconds_since(t0));
+    std::cout << fmt::format(
+        "GPU ceilings: FP32 {:.1f} TFLOP/s, copy {:.0f} GB/s, host-to-device {:.1f} GB/s ({:.1f} s)\n",
+        peaks.fp32_tflops, peaks.copy_gbs, peaks.h2d_gbs, seconds_since(t0));
 
   nlohmann::json lab_json = nlohmann::json::object();
   int status = 0;
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const std::string& lab = labs[i];
     if (talk)
-      std::cout << lab << ": " << (paths.has_reference(lab) ? "timing the reference solution" : "timing the sequential baselines")
+      std::cout << lab << ": "
+                << (paths.has_reference(lab) ? "timing the reference solution" : "timing the sequential baselines")
                 << " ..." << std::flush;
     const LabRun run = measure_lab(paths, lab, configs[i], o.build);
     if (talk) std::cout << fmt::format(" {:.0f} s\n", run.seconds);
@@ -239,12 +248,16 @@ int cmd_calibrate(const Paths& paths, const CalibrateOptions& o) {
   if (o.json) {
     std::cout << nlohmann::json{{"machine", machine.describe()},
                                 {"profile", (dir / "profile.toml").string()},
-                                {"peaks", {{"fp32_tflops", peaks.fp32_tflops}, {"copy_gbs", peaks.copy_gbs}, {"h2d_gbs", peaks.h2d_gbs}}},
+                                {"peaks",
+                                 {{"fp32_tflops", peaks.fp32_tflops},
+                                  {"copy_gbs", peaks.copy_gbs},
+                                  {"h2d_gbs", peaks.h2d_gbs}}},
                                 {"labs", lab_json}}
                      .dump(2)
               << std::endl;
   } else if (talk) {
-    std::cout << "profile: " << (dir / "profile.toml").string() << " (check, batch and leaderboard use it on this machine)\n";
+    std::cout << "profile: " << (dir / "profile.toml").string()
+              << " (check, batch and leaderboard use it on this machine)\n";
   }
   return status;
 }
@@ -284,8 +297,9 @@ Applied apply_profile(const Paths& paths, const std::string& lab, int device) {
     if (!course_values.at_path(t.threshold)) kept.push_back(t);
   const fs::path file = local_profiles_dir() / machine.name() / "thresholds" / (lab + ".toml");
   fs::create_directories(file.parent_path());
-  write_atomically(file, "# Thresholds derived for this machine by grader calibrate's rules (lab.toml [calibration])\n" +
-                             override_toml(kept));
+  write_atomically(file,
+                   "# Thresholds derived for this machine by grader calibrate's rules (lab.toml [calibration])\n" +
+                       override_toml(kept));
   a.override_file = file;
   a.note = fmt::format("derived for this machine from profile {} (calibrated {}), by lab.toml's [calibration] rules",
                        profile->name, profile->calibrated.substr(0, 10));

@@ -17,7 +17,7 @@ struct CalibrateOptions {
   bool build = true;              // build the test programs first
   bool json = false;
   std::optional<std::filesystem::path> output;  // the profile's folder (default: <cache>/profiles/<machine>)
-  bool quiet = false;             // one line per lab (check's calibration on first use)
+  bool quiet = false;                           // one line per lab (check's calibration on first use)
   // --show: print the thresholds an existing profile gives (a name under grader/profiles/ or
   // <cache>/profiles/, or a folder), measuring nothing: no GPU needed.
   std::optional<std::string> show;
@@ -33,8 +33,8 @@ int cmd_calibrate(const Paths& paths, const CalibrateOptions& options);
 struct Applied {
   std::optional<std::filesystem::path> override_file;
   std::string note;
-  bool measured = false;  // this machine has a profile that measured this lab
-  bool derivable = false; // the lab's home profile is in the workbook: a measurement here would count
+  bool measured = false;   // this machine has a profile that measured this lab
+  bool derivable = false;  // the lab's home profile is in the workbook: a measurement here would count
 };
 // `device`: the GPU whose model's profile applies (grader batch grades a node of two models
 // each with its own).

@@ -65,9 +65,8 @@ Peaks measure_peaks() {
   // FP32: 64 blocks of 256 threads per SM keep every SM busy for a few milliseconds.
   workbook::DeviceBuffer<float> sink(1);
   const int blocks = sms * 64, threads = 256;
-  const float fma_ms = best_ms(stream, 5, [&] {
-    CUDA_CHECK_LAUNCH(fmaKernel<<<blocks, threads, 0, stream>>>(0.999f, 1e-3f, sink.data()));
-  });
+  const float fma_ms = best_ms(
+      stream, 5, [&] { CUDA_CHECK_LAUNCH(fmaKernel<<<blocks, threads, 0, stream>>>(0.999f, 1e-3f, sink.data())); });
   const double flops = 2.0 * kChains * kIterations * double(blocks) * threads;
   p.fp32_tflops = flops / (fma_ms * 1e-3) / 1e12;
 
@@ -78,9 +77,8 @@ Peaks measure_peaks() {
   const std::size_t bytes = std::min(std::size_t(1) << 30, free_bytes / 4 / 256 * 256);
   workbook::DeviceBuffer<unsigned char> from(bytes), to(bytes);
   CUDA_CHECK(cudaMemsetAsync(from.data(), 1, bytes, stream));
-  const float copy_ms = best_ms(stream, 5, [&] {
-    CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), bytes, cudaMemcpyDeviceToDevice, stream));
-  });
+  const float copy_ms = best_ms(
+      stream, 5, [&] { CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), bytes, cudaMemcpyDeviceToDevice, stream)); });
   p.copy_gbs = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
 
   // From the host: 256 MiB of pageable memory, as a program copies its std::vector input.

@@ -48,9 +48,7 @@ toml::table table_of(const std::map<std::string, double>& values) {
 
 }  // namespace
 
-bool Machine::same_as(const Machine& o) const {
-  return gpu == o.gpu && sms == o.sms && cuda == o.cuda && cpu == o.cpu;
-}
+bool Machine::same_as(const Machine& o) const { return gpu == o.gpu && sms == o.sms && cuda == o.cuda && cpu == o.cpu; }
 
 std::string Machine::name() const { return slug(fmt::format("{} {}sm cuda{} {}", gpu, sms, cuda, cpu)); }
 
@@ -88,12 +86,13 @@ std::string profile_toml(const Profile& p) {
                                                {"driver", p.machine.driver},
                                                {"cpu", p.machine.cpu},
                                                {"calibrated", p.calibrated}});
-  root.insert_or_assign("peaks", toml::table{{"fp32_tflops", p.peaks.fp32_tflops},
-                                             {"copy_gbs", p.peaks.copy_gbs},
-                                             {"h2d_gbs", p.peaks.h2d_gbs}});
+  root.insert_or_assign(
+      "peaks",
+      toml::table{{"fp32_tflops", p.peaks.fp32_tflops}, {"copy_gbs", p.peaks.copy_gbs}, {"h2d_gbs", p.peaks.h2d_gbs}});
   toml::table labs;
   for (const auto& [lab, m] : p.labs)
-    labs.insert_or_assign(lab, toml::table{{"reference", table_of(m.reference)}, {"baselines", table_of(m.baseline_ms)}});
+    labs.insert_or_assign(lab,
+                          toml::table{{"reference", table_of(m.reference)}, {"baselines", table_of(m.baseline_ms)}});
   root.insert_or_assign("labs", std::move(labs));
   std::ostringstream out;
   out << "# A machine profile written by `grader calibrate` (grader/src/calibrate/profile.hpp):\n"

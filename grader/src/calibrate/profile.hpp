@@ -29,7 +29,7 @@ struct Machine {
   std::string cpu;                 // /proc/cpuinfo's model name
   // The same machine for grading: every field but the driver's version.
   bool same_as(const Machine& other) const;
-  std::string name() const;  // a folder name: "nvidia-h100-80gb-hbm3-132sm-cuda13.0-<cpu>"
+  std::string name() const;      // a folder name: "nvidia-h100-80gb-hbm3-132sm-cuda13.0-<cpu>"
   std::string describe() const;  // one line for reports
 };
 
@@ -40,18 +40,18 @@ struct Profile {
   std::string name;  // its folder's name
   std::filesystem::path dir;
   Machine machine;
-  std::string calibrated;  // ISO date and time
-  Measurement peaks;       // fp32_tflops, copy_gbs, h2d_gbs (reference and baselines empty)
+  std::string calibrated;                   // ISO date and time
+  Measurement peaks;                        // fp32_tflops, copy_gbs, h2d_gbs (reference and baselines empty)
   std::map<std::string, Measurement> labs;  // per lab: reference and baseline_ms
   // The lab's measurement with the machine's peaks filled in.
   Measurement of_lab(const std::string& lab) const;
 };
 
 std::optional<Profile> load_profile(const std::filesystem::path& dir);  // nullopt: no profile.toml
-void save_profile(const Profile& profile);                             // to profile.dir/profile.toml
+void save_profile(const Profile& profile);                              // to profile.dir/profile.toml
 std::string profile_toml(const Profile& profile);
 
-std::filesystem::path local_profiles_dir();                                  // <cache>/profiles
+std::filesystem::path local_profiles_dir();                                            // <cache>/profiles
 std::filesystem::path shipped_profiles_dir(const std::filesystem::path& source_root);  // grader/profiles
 
 // This machine's profile: its own (calibrated here) first, else a shipped one of the same

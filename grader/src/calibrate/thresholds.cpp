@@ -15,8 +15,8 @@ Bound bound_of(const std::string& word, const std::string& threshold) {
   if (word == "bandwidth") return Bound::Bandwidth;
   if (word == "transfer") return Bound::Transfer;
   if (word == "fixed") return Bound::Fixed;
-  throw ConfigError("[calibration] \"" + threshold + "\": bound must be \"fp32\", \"bandwidth\", \"transfer\" or \"fixed\", not \"" +
-                    word + "\"");
+  throw ConfigError("[calibration] \"" + threshold +
+                    "\": bound must be \"fp32\", \"bandwidth\", \"transfer\" or \"fixed\", not \"" + word + "\"");
 }
 
 // This CPU's baseline time over home's for `threshold`: its own baseline where both machines
@@ -117,10 +117,11 @@ std::vector<Derived> derive(const LabConfig& config, const Measurement& home, co
       const double shipped_margin = at_home->second / d.shipped;
       const double margin = std::max(shipped_margin, least_margin);
       d.value = *d.reference_here / margin;
-      d.how = shipped_margin >= least_margin
-                  ? fmt::format("the reference here ({:.4g}) over the shipped margin ({:.2f})", *d.reference_here, margin)
-                  : fmt::format("the reference here ({:.4g}) over min_margin ({:.2f}; shipped {:.2f})", *d.reference_here,
-                                margin, shipped_margin);
+      d.how =
+          shipped_margin >= least_margin
+              ? fmt::format("the reference here ({:.4g}) over the shipped margin ({:.2f})", *d.reference_here, margin)
+              : fmt::format("the reference here ({:.4g}) over min_margin ({:.2f}; shipped {:.2f})", *d.reference_here,
+                            margin, shipped_margin);
     } else {
       const auto ratio = [&](Bound bound) {
         const double at_home = peak(home, bound), here_now = peak(here, bound);

@@ -81,10 +81,10 @@ std::map<std::string, double> reference_values(const std::vector<Rule>& rules, c
 
 struct Derived {
   std::string threshold;
-  double shipped = 0;                   // lab.toml's value (the home machine's)
-  double value = 0;                     // this machine's
-  std::optional<double> reference_here; // the reference's value here, where measured
-  std::string how;                      // one line: which rule, with its numbers
+  double shipped = 0;                    // lab.toml's value (the home machine's)
+  double value = 0;                      // this machine's
+  std::optional<double> reference_here;  // the reference's value here, where measured
+  std::string how;                       // one line: which rule, with its numbers
 };
 
 // One derived value per rule, in the order of [calibration]. `config` is lab.toml alone (the

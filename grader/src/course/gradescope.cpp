@@ -70,7 +70,8 @@ bool name_submitter(Submission& s, const std::string& sid, const std::string& em
 
 YAML::Node load_metadata(const fs::path& folder, const fs::path& metadata) {
   if (!fs::exists(metadata))
-    throw std::invalid_argument(folder.string() + " has no submission_metadata.yml: not a Gradescope export "
+    throw std::invalid_argument(folder.string() +
+                                " has no submission_metadata.yml: not a Gradescope export "
                                 "(unzip \"Export Submissions\" and give the folder that holds it)");
   YAML::Node root;
   try {
@@ -79,7 +80,8 @@ YAML::Node load_metadata(const fs::path& folder, const fs::path& metadata) {
     throw std::invalid_argument(metadata.string() + ": " + e.what());
   }
   if (!root.IsMap() || root.size() == 0)
-    throw std::invalid_argument(metadata.string() + ": lists no submission (empty, or not Gradescope's map of "
+    throw std::invalid_argument(metadata.string() +
+                                ": lists no submission (empty, or not Gradescope's map of "
                                 "submission_<n>: ...): export the submissions again");
   return root;
 }

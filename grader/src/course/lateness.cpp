@@ -101,8 +101,10 @@ std::optional<LatePolicy> late_policy(const LabConfig& config) {
     p.of_possible = *v == "possible";
   }
   for (const auto& [key, value] : *table)
-    if (key != "due" && key != "grace_minutes" && key != "penalty_per_day" && key != "max_penalty" && key != "penalty_of")
-      throw bad(std::string(key.str()), "not a key of [deadline] (due, grace_minutes, penalty_per_day, max_penalty, penalty_of)");
+    if (key != "due" && key != "grace_minutes" && key != "penalty_per_day" && key != "max_penalty" &&
+        key != "penalty_of")
+      throw bad(std::string(key.str()),
+                "not a key of [deadline] (due, grace_minutes, penalty_per_day, max_penalty, penalty_of)");
   return p;
 }
 
@@ -148,12 +150,12 @@ Lateness assess(const LatePolicy& policy, std::optional<std::int64_t> submitted,
   l.percent = std::min(policy.max_percent, l.days * policy.percent_per_day);
   l.penalty = std::min(raw, l.percent / 100.0 * (policy.of_possible ? possible : raw));
   l.final_points = raw - l.penalty;
-  l.why = fmt::format("Submitted {}, {:.1f} h after the due time {}{}: {} day{} late, {:g}% of the {} points "
-                      "lost ({:.2f}): {:.2f} of {:g}.",
-                      format_time(*submitted), after / 3600.0, due_text,
-                      policy.grace_s > 0 ? fmt::format(" (grace {:g} min)", policy.grace_s / 60) : "", l.days,
-                      l.days == 1 ? "" : "s", l.percent, policy.of_possible ? "possible" : "earned", l.penalty,
-                      l.final_points, possible);
+  l.why = fmt::format(
+      "Submitted {}, {:.1f} h after the due time {}{}: {} day{} late, {:g}% of the {} points "
+      "lost ({:.2f}): {:.2f} of {:g}.",
+      format_time(*submitted), after / 3600.0, due_text,
+      policy.grace_s > 0 ? fmt::format(" (grace {:g} min)", policy.grace_s / 60) : "", l.days, l.days == 1 ? "" : "s",
+      l.percent, policy.of_possible ? "possible" : "earned", l.penalty, l.final_points, possible);
   return l;
 }
 
@@ -169,8 +171,10 @@ std::map<std::string, std::int64_t> read_time_rows(const std::filesystem::path& 
     if (id.empty() && at.empty()) continue;
     const auto t = parse_time(at);
     if (!t)
-      throw std::runtime_error(fmt::format("times {}:{}: '{}' is not a date-time with its offset "
-                                           "(2026-12-01T23:59:00-05:00)", file.string(), csv.get_file_line(), at));
+      throw std::runtime_error(
+          fmt::format("times {}:{}: '{}' is not a date-time with its offset "
+                      "(2026-12-01T23:59:00-05:00)",
+                      file.string(), csv.get_file_line(), at));
     if (!times.emplace(id, *t).second)
       throw std::runtime_error(fmt::format("times {}:{}: {} has two times", file.string(), csv.get_file_line(), id));
   }

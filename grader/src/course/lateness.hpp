@@ -51,15 +51,15 @@ std::string deadline_file(const std::vector<std::filesystem::path>& files);
 std::int64_t due_for(const LatePolicy& policy, const std::string& extension);
 
 struct Lateness {
-  bool known = false;     // a submission time was known
+  bool known = false;  // a submission time was known
   std::int64_t submitted = 0;
   std::int64_t due = 0;
-  double late_s = 0;      // after the due time (0: on time, grace included)
-  int days = 0;           // days charged: started days after the due time
-  double percent = 0;     // the penalty, percent
-  double penalty = 0;     // points lost
+  double late_s = 0;   // after the due time (0: on time, grace included)
+  int days = 0;        // days charged: started days after the due time
+  double percent = 0;  // the penalty, percent
+  double penalty = 0;  // points lost
   double final_points = 0;
-  std::string why;        // one sentence for the student's feedback
+  std::string why;  // one sentence for the student's feedback
 };
 
 // What a submission made at `submitted` (if known) with `raw` of `possible` points gets.

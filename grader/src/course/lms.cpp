@@ -21,14 +21,14 @@ namespace {
 
 // One file of a student's in an LMS download.
 struct Upload {
-  std::string given;       // the file name the student gave (Canvas: with its "-1")
+  std::string given;  // the file name the student gave (Canvas: with its "-1")
   fs::path path;
   std::int64_t order = -1;  // Canvas's file id: the later upload has the higher
 };
 
 // One student's entries in an LMS download, before they become Submissions.
 struct Uploads {
-  std::string name;              // as the LMS wrote it
+  std::string name;  // as the LMS wrote it
   std::vector<Upload> files;
   std::vector<fs::path> folders;  // Moodle's per-student folders
 };
@@ -86,8 +86,8 @@ Submission canvas_submission(const std::string& id, const Uploads& u, const std:
     else if (const auto kind = archive_kind(f.given); kind && archive_names_wanted(f.path, kind->first, wanted))
       all.push_back({&f, "", 0});
   }
-  const auto newest = std::max_element(all.begin(), all.end(),
-                                       [](const Candidate& a, const Candidate& b) { return b.newer_than(a); });
+  const auto newest =
+      std::max_element(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return b.newer_than(a); });
   if (newest != all.end() && newest->wanted.empty()) {  // an archive, uploaded last
     s.path = newest->upload->path;
     s.type = archive_kind(s.path.filename().string())->first;
@@ -114,8 +114,8 @@ Submission canvas_submission(const std::string& id, const Uploads& u, const std:
 
 // A Moodle student's entries: each folder (itself, unless all it holds is one archive), and the
 // files downloaded without folders, staged. More than one: newest_entry decides, or nothing does.
-std::vector<Submission> moodle_submissions(const std::string& id, const Uploads& u, const std::vector<std::string>& wanted,
-                                           const fs::path& staging) {
+std::vector<Submission> moodle_submissions(const std::string& id, const Uploads& u,
+                                           const std::vector<std::string>& wanted, const fs::path& staging) {
   std::vector<Submission> out;
   for (const auto& folder : u.folders) {
     Submission s;
@@ -181,7 +181,8 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
     if (entry.empty() || entry[0] == '.') continue;
     std::error_code ec;
     std::smatch m;
-    if (layout == LmsLayout::Canvas && e.is_regular_file(ec) && !e.is_symlink(ec) && std::regex_match(entry, m, canvas)) {
+    if (layout == LmsLayout::Canvas && e.is_regular_file(ec) && !e.is_symlink(ec) &&
+        std::regex_match(entry, m, canvas)) {
       auto& u = by_id[m[3].str()];
       u.name = m[1].str();
       u.files.push_back({m[5].str(), e.path(), number(m[4].str())});
@@ -192,12 +193,15 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
       }
       auto& u = by_id[m[2].str()];
       u.name = m[1].str();
-      if (e.is_directory(ec) && !e.is_symlink(ec)) u.folders.push_back(e.path());
-      else if (e.is_regular_file(ec) && !e.is_symlink(ec)) u.files.push_back({m[4].str(), e.path()});
+      if (e.is_directory(ec) && !e.is_symlink(ec))
+        u.folders.push_back(e.path());
+      else if (e.is_regular_file(ec) && !e.is_symlink(ec))
+        u.files.push_back({m[4].str(), e.path()});
     } else if (skipped) {
-      skipped->push_back(entry + (layout == LmsLayout::Canvas
-                                      ? ": not named as Canvas names submissions (<name>_<user id>_<submission id>_<file>)"
-                                      : ": not named as Moodle names submissions (<Full Name>_<id>_assignsubmission_file_)"));
+      skipped->push_back(entry +
+                         (layout == LmsLayout::Canvas
+                              ? ": not named as Canvas names submissions (<name>_<user id>_<submission id>_<file>)"
+                              : ": not named as Moodle names submissions (<Full Name>_<id>_assignsubmission_file_)"));
     }
   }
   std::vector<Submission> all;

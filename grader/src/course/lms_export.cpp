@@ -26,13 +26,15 @@ std::string canvas_csv(const std::vector<GradeRow>& rows, const std::string& ass
   std::string out = "Student,ID,SIS User ID,SIS Login ID,Section," + csv_field(assignment) + "\n";
   // Canvas reads the second line as points possible when its Student cell says so; none here.
   for (const auto& r : rows)
-    out += csv_field(r.name) + "," + csv_field(r.lms_id) + "," + csv_field(r.id) + ",,," + grade(r) + "\n";  // no login, no section
+    out += csv_field(r.name) + "," + csv_field(r.lms_id) + "," + csv_field(r.id) + ",,," + grade(r) +
+           "\n";  // no login, no section
   return out;
 }
 
 std::string moodle_csv(const std::vector<GradeRow>& rows, const std::string& assignment) {
   std::string out = "ID number,User id,Full name," + csv_field(assignment) + "\n";
-  for (const auto& r : rows) out += csv_field(r.id) + "," + csv_field(r.lms_id) + "," + csv_field(r.name) + "," + grade(r) + "\n";
+  for (const auto& r : rows)
+    out += csv_field(r.id) + "," + csv_field(r.lms_id) + "," + csv_field(r.name) + "," + grade(r) + "\n";
   return out;
 }
 

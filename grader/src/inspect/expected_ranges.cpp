@@ -28,8 +28,10 @@ double round_sig3(double x, bool up) {
 
 // An integral value as a TOML integer (264000, not 264000.0); others as floats (3.33).
 void push_number(toml::array& a, double v) {
-  if (std::abs(v) < 9e15 && std::nearbyint(v) == v) a.push_back(static_cast<std::int64_t>(v));
-  else a.push_back(v);
+  if (std::abs(v) < 9e15 && std::nearbyint(v) == v)
+    a.push_back(static_cast<std::int64_t>(v));
+  else
+    a.push_back(v);
 }
 
 }  // namespace

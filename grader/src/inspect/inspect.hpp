@@ -25,15 +25,15 @@ namespace grader::inspect {
 
 struct InspectOptions {
   std::string lab;
-  std::string filter;                  // a Catch2 test spec; empty: see each mode
-  std::string exercise;                // one exercise (instead of a filter)
-  std::vector<std::string> tools;      // --sanitize: memcheck, racecheck, synccheck, initcheck
+  std::string filter;              // a Catch2 test spec; empty: see each mode
+  std::string exercise;            // one exercise (instead of a filter)
+  std::vector<std::string> tools;  // --sanitize: memcheck, racecheck, synccheck, initcheck
   std::optional<std::uint64_t> seed;
   std::vector<std::filesystem::path> overrides;
-  bool reference = false;              // solutions/ instead of labs/
+  bool reference = false;  // solutions/ instead of labs/
   bool build = true;
   bool json = false;
-  double timeout_s = 0;                // per tool run; 0: the lab's timeout_s
+  double timeout_s = 0;  // per tool run; 0: the lab's timeout_s
   // --run-without-gpu (hidden, for the project's CPU tests with stand-in tools): skip the check
   // for a GPU, so that the whole flow runs around a tool that runs nothing.
   bool run_without_gpu = false;

@@ -43,9 +43,9 @@ namespace {
 // times in nanoseconds, sizes in bytes.
 double unit_scale(const std::string& unit) {
   static const std::map<std::string, double> scale = {
-      {"nsecond", 1}, {"ns", 1}, {"usecond", 1e3}, {"us", 1e3}, {"msecond", 1e6}, {"ms", 1e6}, {"second", 1e9},
-      {"s", 1e9}, {"byte", 1}, {"Kbyte", 1e3}, {"Mbyte", 1e6}, {"Gbyte", 1e9}, {"Tbyte", 1e12},
-      {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+      {"nsecond", 1},  {"ns", 1},   {"usecond", 1e3}, {"us", 1e3},    {"msecond", 1e6}, {"ms", 1e6},
+      {"second", 1e9}, {"s", 1e9},  {"byte", 1},      {"Kbyte", 1e3}, {"Mbyte", 1e6},   {"Gbyte", 1e9},
+      {"Tbyte", 1e12}, {"KB", 1e3}, {"MB", 1e6},      {"GB", 1e9}};
   const auto it = scale.find(unit);
   return it == scale.end() ? 1.0 : it->second;
 }
@@ -90,8 +90,8 @@ std::vector<KernelLaunch> parse_ncu_csv(const std::string& text) {
 
 std::vector<std::string> kernels_defined_in(const std::string& source) {
   // Comments out first: "// __global__ kernels run on the device (GPU)" names no kernel.
-  const std::string code =
-      std::regex_replace(std::regex_replace(source, std::regex(R"(//[^\n]*)"), ""), std::regex(R"(/\*[\s\S]*?\*/)"), "");
+  const std::string code = std::regex_replace(std::regex_replace(source, std::regex(R"(//[^\n]*)"), ""),
+                                              std::regex(R"(/\*[\s\S]*?\*/)"), "");
   std::vector<std::string> names;
   const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (std::size_t at = code.find("__global__"); at != std::string::npos; at = code.find("__global__", at + 1)) {
@@ -182,7 +182,8 @@ std::optional<double> sum(const Values& v, const std::vector<std::string>& names
 
 LabMetric single(std::string id, std::string label, std::string ncu, std::string format, bool lower_is_better,
                  double noise, std::string reading) {
-  LabMetric m{std::move(id), std::move(label), {ncu}, {}, std::move(format), lower_is_better, std::move(reading), noise};
+  LabMetric m{std::move(id),   std::move(label),   {ncu}, {}, std::move(format),
+              lower_is_better, std::move(reading), noise};
   m.value = [ncu](const Values& v) { return get(v, ncu); };
   return m;
 }
@@ -190,8 +191,8 @@ LabMetric single(std::string id, std::string label, std::string ncu, std::string
 // A metric that is one counter over another (times a scale): sectors per request, loads per FMA.
 LabMetric quotient(std::string id, std::string label, std::string numerator, std::string denominator, double scale,
                    std::string format, bool lower_is_better, double noise, std::string reading) {
-  LabMetric m{std::move(id), std::move(label), {numerator, denominator}, {}, std::move(format), lower_is_better,
-              std::move(reading), noise};
+  LabMetric m{std::move(id),     std::move(label), {numerator, denominator}, {},
+              std::move(format), lower_is_better,  std::move(reading),       noise};
   m.value = [numerator, denominator, scale](const Values& v) { return ratio(v, numerator, denominator, scale); };
   return m;
 }
@@ -200,9 +201,15 @@ std::map<std::string, LabMetric> make_metrics() {
   std::map<std::string, LabMetric> all;
   const auto add = [&](LabMetric m) { all.emplace(m.id, std::move(m)); };
   {
-    LabMetric m{"duration", "kernel time (ms)", {"gpu__time_duration.sum"}, {}, "{:.3f}", true,
+    LabMetric m{"duration",
+                "kernel time (ms)",
+                {"gpu__time_duration.sum"},
+                {},
+                "{:.3f}",
+                true,
                 "one launch under the profiler, caches flushed; compare with the reference's, not with the graded "
-                "time", 0};
+                "time",
+                0};
     m.value = [](const Values& v) -> std::optional<double> {
       const auto ns = get(v, "gpu__time_duration.sum");
       if (!ns) return std::nullopt;
@@ -212,25 +219,29 @@ std::map<std::string, LabMetric> make_metrics() {
   }
 
   add(quotient("global_load_sectors_per_request", "global load sectors per request",
-                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1,
-                "{:.1f}", true, 0.5,
-                "4 when a warp's 32 threads read 32 neighbouring floats (coalesced: 4 sectors of 32 bytes); up to 32 "
-                "when each thread reads a sector of its own (neighbouring threads a row apart)"));
+               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1,
+               "{:.1f}", true, 0.5,
+               "4 when a warp's 32 threads read 32 neighbouring floats (coalesced: 4 sectors of 32 bytes); up to 32 "
+               "when each thread reads a sector of its own (neighbouring threads a row apart)"));
   add(quotient("global_store_sectors_per_request", "global store sectors per request",
-                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1,
-                "{:.1f}", true, 0.5,
-                "the same for stores: 4 when a warp writes 32 neighbouring floats, 32 when each thread writes a "
-                "row apart (a transpose's write side)"));
+               "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1,
+               "{:.1f}", true, 0.5,
+               "the same for stores: 4 when a warp writes 32 neighbouring floats, 32 when each thread writes a "
+               "row apart (a transpose's write side)"));
   add(single("dram_throughput", "DRAM throughput (% of peak)", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
              "{:.0f}%", false, 5,
              "how busy the memory was: a memory-bound kernel that reads each byte once is near 80-90%"));
   {
-    LabMetric m{"shared_bank_conflicts", "shared-memory bank conflicts",
+    LabMetric m{"shared_bank_conflicts",
+                "shared-memory bank conflicts",
                 {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"},
-                {}, "{:.0f}", true,
+                {},
+                "{:.0f}",
+                true,
                 "extra passes because threads of a warp hit the same bank: reading a column of a 32-wide float tile "
-                "is a 32-way conflict; one padding column (TILE_DIM + 1) removes it", 1000};
+                "is a 32-way conflict; one padding column (TILE_DIM + 1) removes it",
+                1000};
     m.value = [](const Values& v) {
       return sum(v, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"});
@@ -239,9 +250,9 @@ std::map<std::string, LabMetric> make_metrics() {
   }
   // FMAs are counted per thread, loads per warp: the scale makes both warp-wide.
   add(quotient("shared_loads_per_fma", "shared-memory loads per FMA", "smsp__inst_executed_op_shared_ld.sum",
-                "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0 / 32, "{:.2f}", true, 0.05,
-                "warp-wide shared loads per warp-wide FMA: a tiled kernel loads both operands of each FMA from "
-                "shared memory; coarsening and register tiles reuse each loaded value for several FMAs"));
+               "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0 / 32, "{:.2f}", true, 0.05,
+               "warp-wide shared loads per warp-wide FMA: a tiled kernel loads both operands of each FMA from "
+               "shared memory; coarsening and register tiles reuse each loaded value for several FMAs"));
   add(single("fp32_pipe", "FMA pipe busy (% of peak)", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
              "{:.0f}%", false, 5,
              "how busy the FMA pipe was: FP32 adds, multiplies and FMAs, and also the integer multiply-adds "
@@ -256,11 +267,15 @@ std::map<std::string, LabMetric> make_metrics() {
              "sm__warps_active.avg.pct_of_peak_sustained_active", "{:.0f}%", false, 5,
              "active warps per SM over the most an SM holds: enough of them hide memory latency"));
   {
-    LabMetric m{"global_atomics", "global atomic instructions (warp-wide)",
-                {"smsp__sass_inst_executed_op_global_atom.sum", "smsp__sass_inst_executed_op_global_red.sum"}, {},
-                "{:.0f}", true,
+    LabMetric m{"global_atomics",
+                "global atomic instructions (warp-wide)",
+                {"smsp__sass_inst_executed_op_global_atom.sum", "smsp__sass_inst_executed_op_global_red.sum"},
+                {},
+                "{:.0f}",
+                true,
                 "atomics on global memory: every thread's update goes to the same few addresses in L2, one after "
-                "the other; privatized copies in shared memory turn most of them into shared atomics", 1000};
+                "the other; privatized copies in shared memory turn most of them into shared atomics",
+                1000};
     m.value = [](const Values& v) {
       return sum(v, {"smsp__sass_inst_executed_op_global_atom.sum", "smsp__sass_inst_executed_op_global_red.sum"});
     };
@@ -299,15 +314,18 @@ std::vector<MetricRow> compare_launch(
         return m.lower_is_better ? y > kLookHere * bound && y - bound > m.noise
                                  : y * kLookHere < bound && bound - y > m.noise;
       };
-      if (row.reference) row.look_here = worse_than(*row.reference);
-      else if (row.expected) row.look_here = worse_than(m.lower_is_better ? row.expected->second : row.expected->first);
+      if (row.reference)
+        row.look_here = worse_than(*row.reference);
+      else if (row.expected)
+        row.look_here = worse_than(m.lower_is_better ? row.expected->second : row.expected->first);
     }
     rows.push_back(row);
   }
   return rows;
 }
 
-const KernelLaunch* matching_kernel(const KernelLaunch& mine, std::size_t index, const std::vector<KernelLaunch>& theirs) {
+const KernelLaunch* matching_kernel(const KernelLaunch& mine, std::size_t index,
+                                    const std::vector<KernelLaunch>& theirs) {
   for (const auto& t : theirs)
     if (t.function == mine.function) return &t;
   return index < theirs.size() ? &theirs[index] : nullptr;

@@ -28,14 +28,14 @@ std::string base_function(const std::string& kernel);
 
 // A metric a lab teaches: how it is computed from ncu's metrics and how to read it.
 struct LabMetric {
-  std::string id;                      // the name lab.toml's [profile] uses
-  std::string label;                   // "global load sectors per request"
-  std::vector<std::string> ncu;        // the ncu metrics it needs
+  std::string id;                // the name lab.toml's [profile] uses
+  std::string label;             // "global load sectors per request"
+  std::vector<std::string> ncu;  // the ncu metrics it needs
   std::function<std::optional<double>(const std::map<std::string, double>&)> value;
-  std::string format;                  // fmt format of the value, e.g. "{:.1f}"
+  std::string format;  // fmt format of the value, e.g. "{:.1f}"
   bool lower_is_better = true;
-  std::string reading;                 // one line: what the value means, what good looks like
-  double noise = 0;                    // a difference from the reference this small is no finding
+  std::string reading;  // one line: what the value means, what good looks like
+  double noise = 0;     // a difference from the reference this small is no finding
 };
 
 // Every metric the labs may name, by id.
@@ -61,7 +61,8 @@ std::vector<MetricRow> compare_launch(
 
 // The reference's kernel to show beside the `index`th of yours: the one of the same name, else
 // the one in the same place; null when there is none.
-const KernelLaunch* matching_kernel(const KernelLaunch& mine, std::size_t index, const std::vector<KernelLaunch>& theirs);
+const KernelLaunch* matching_kernel(const KernelLaunch& mine, std::size_t index,
+                                    const std::vector<KernelLaunch>& theirs);
 
 // The kernels a source file defines (`__global__` functions), by base name.
 std::vector<std::string> kernels_defined_in(const std::string& source);

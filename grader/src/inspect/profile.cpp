@@ -26,7 +26,6 @@
 namespace grader::inspect {
 namespace fs = std::filesystem;
 
-
 namespace {
 
 // lab.toml: [profile.expected.<exercise>.<kernel>] <metric> = [low, high]: what the reference's
@@ -56,7 +55,8 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     return 64;
   }
   if (o.expected_ranges && !o.reference) {
-    std::cerr << "grader: --expected-ranges needs --reference: the ranges are the reference solution's values on this GPU\n";
+    std::cerr
+        << "grader: --expected-ranges needs --reference: the ranges are the reference solution's values on this GPU\n";
     return 64;
   }
   std::vector<std::string> exercises;
@@ -64,8 +64,10 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     if ((o.exercise.empty() || e.name == o.exercise) && !profile_metric_ids(config, e.name).empty())
       exercises.push_back(e.name);
   if (!o.exercise.empty() && exercises.empty()) {
-    std::cerr << fmt::format("grader: {} has no exercise '{}' with metrics to profile ([profile.metrics] in its "
-                             "lab.toml; grader list shows the exercises)\n", o.lab, o.exercise);
+    std::cerr << fmt::format(
+        "grader: {} has no exercise '{}' with metrics to profile ([profile.metrics] in its "
+        "lab.toml; grader list shows the exercises)\n",
+        o.lab, o.exercise);
     return 64;
   }
   if (exercises.empty()) {
@@ -90,8 +92,8 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   const fs::path reference = inspect_program(paths, o.lab, true);
 
   std::string device;
-  if (const auto stop = ready_to_run(paths, config, o, beside ? std::vector{yours, reference} : std::vector{yours},
-                                     run_dir, device))
+  if (const auto stop =
+          ready_to_run(paths, config, o, beside ? std::vector{yours, reference} : std::vector{yours}, run_dir, device))
     return *stop;
   fs::remove(run_dir / "profile-results.jsonl");
   const fs::path once = run_dir / "profile-timing.toml";
@@ -119,10 +121,12 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     };
   };
   const auto your_kernels = kernels_of(code_dir, config.files());
-  const auto reference_kernels = beside ? kernels_of(paths.solution_dir(o.lab), config.files()) : std::vector<std::string>{};
+  const auto reference_kernels =
+      beside ? kernels_of(paths.solution_dir(o.lab), config.files()) : std::vector<std::string>{};
   // --expected-ranges: the reference's values of the kernels a student's starter has (a kernel
   // only the reference defines has no name a student's kernel could match).
-  const auto starter_kernels = o.expected_ranges ? kernels_of(paths.lab_dir(o.lab), config.files()) : std::vector<std::string>{};
+  const auto starter_kernels =
+      o.expected_ranges ? kernels_of(paths.lab_dir(o.lab), config.files()) : std::vector<std::string>{};
   ReferenceValues expected_values;
 
   if (!o.json)
@@ -144,8 +148,11 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
                                ids, run_dir / ("profile-" + exercise + "-reference.csv"));
     seconds += mine.seconds + theirs.seconds;
     const ExerciseConfig* ex = config.exercise(exercise);
-    nlohmann::json jx = {{"exercise", exercise}, {"filter", filter}, {"failure", mine.failure},
-                         {"reference_failure", theirs.failure}, {"kernels", nlohmann::json::array()}};
+    nlohmann::json jx = {{"exercise", exercise},
+                         {"filter", filter},
+                         {"failure", mine.failure},
+                         {"reference_failure", theirs.failure},
+                         {"kernels", nlohmann::json::array()}};
     if (!o.json) std::cout << fmt::format("\n{}: {}   (ncu on \"{}\")\n", exercise, ex ? ex->title : "", filter);
     if (!mine.failure.empty()) {
       failed = true;
@@ -158,14 +165,19 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       const auto rows = compare_launch(ids, launch, match, [&](const std::string& id) {
         return beside ? std::nullopt : expected_of(config, exercise, launch.function, id);
       });
-      const bool in_starter = std::find(starter_kernels.begin(), starter_kernels.end(), launch.function) != starter_kernels.end();
+      const bool in_starter =
+          std::find(starter_kernels.begin(), starter_kernels.end(), launch.function) != starter_kernels.end();
       for (const auto& row : rows) {
         look = look || row.look_here;
         compared = compared || (row.id != "duration" && (row.reference || row.expected));
-        if (in_starter && row.id != "duration" && row.yours) expected_values[exercise][launch.function][row.id] = *row.yours;
+        if (in_starter && row.id != "duration" && row.yours)
+          expected_values[exercise][launch.function][row.id] = *row.yours;
       }
-      nlohmann::json jk = {{"function", launch.function}, {"kernel", launch.kernel}, {"grid", launch.grid},
-                           {"block", launch.block}, {"reference_kernel", match ? match->function : ""},
+      nlohmann::json jk = {{"function", launch.function},
+                           {"kernel", launch.kernel},
+                           {"grid", launch.grid},
+                           {"block", launch.block},
+                           {"reference_kernel", match ? match->function : ""},
                            {"metrics", nlohmann::json::object()}};
       for (const auto& row : rows) {
         const LabMetric& m = lab_metrics().at(row.id);
@@ -177,22 +189,23 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
       }
       jx["kernels"].push_back(jk);
       if (o.json) continue;
-      std::cout << fmt::format("  {} (grid {}, block {}){}\n", launch.function, launch.grid, launch.block,
-                               match && match->function != launch.function
-                                   ? ", beside the reference's " + match->function
-                                   : "");
+      std::cout << fmt::format(
+          "  {} (grid {}, block {}){}\n", launch.function, launch.grid, launch.block,
+          match && match->function != launch.function ? ", beside the reference's " + match->function : "");
       std::cout << fmt::format("  {:<40} {:>16}   {:>16}\n", "", "yours", beside ? "reference" : "expected");
       for (const auto& row : rows) {
         const LabMetric& m = lab_metrics().at(row.id);
-        std::string theirs_text = row.reference ? metric_text(m, row.reference)
-                                  : row.expected ? metric_text(m, row.expected->first) + " to " + metric_text(m, row.expected->second)
-                                                 : "-";
+        std::string theirs_text =
+            row.reference  ? metric_text(m, row.reference)
+            : row.expected ? metric_text(m, row.expected->first) + " to " + metric_text(m, row.expected->second)
+                           : "-";
         std::cout << fmt::format("    {:<38} {:>16}   {:>16}{}\n", m.label, metric_text(m, row.yours), theirs_text,
                                  row.look_here ? "   <- look here" : "");
         if (row.id != "duration" && read.insert(row.id).second) std::cout << fmt::format("      {}\n", m.reading);
       }
     }
-    if (!theirs.failure.empty() && !o.json) std::cout << "  (the reference could not be profiled: " << theirs.failure << ")\n";
+    if (!theirs.failure.empty() && !o.json)
+      std::cout << "  (the reference could not be profiled: " << theirs.failure << ")\n";
     report["exercises"].push_back(jx);
   }
   report["seconds"] = seconds;
@@ -202,7 +215,8 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     std::cout << report.dump(2) << std::endl;
   } else {
     std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
-                             look && beside       ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
+                             look && beside
+                                 ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
                              : look               ? "\"<- look here\": yours is at least 1.5x worse than the expected "
                                                     "range's end there (the reference's values on the GPU lab.toml names)."
                              : compared && beside ? "No metric is far from the reference's."
@@ -212,11 +226,12 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
                                                     "read each value with its line.");
     std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";
     if (o.expected_ranges)
-      std::cout << fmt::format("\n# [profile.expected] of {}, measured on this GPU:\n#   {}\n"
-                               "# The reference's values / 1.2 to x 1.2, for the starter's kernels. Put them in place\n"
-                               "# of those tables in labs/{}/lab.toml before `grader release`; a student's --profile\n"
-                               "# then shows them beside each kernel.\n{}",
-                               o.lab, device, o.lab, tables);
+      std::cout << fmt::format(
+          "\n# [profile.expected] of {}, measured on this GPU:\n#   {}\n"
+          "# The reference's values / 1.2 to x 1.2, for the starter's kernels. Put them in place\n"
+          "# of those tables in labs/{}/lab.toml before `grader release`; a student's --profile\n"
+          "# then shows them beside each kernel.\n{}",
+          o.lab, device, o.lab, tables);
   }
   if (failed) return 3;
   return look ? 1 : 0;

@@ -76,10 +76,10 @@ Profiled profile_kernels(const fs::path& ncu, const RunTool& run, const fs::path
       for (const auto& m : lab_metrics().at(id).ncu) ncu_metrics.insert(m);
     std::string list;
     for (const auto& m : ncu_metrics) list += (list.empty() ? "" : ",") + m;
-    const ProcessResult r = run({ncu.string(), "--csv", "--metrics", list, "--kernel-name-base", "function",
-                                 "--kernel-name", regex, "--launch-count", std::to_string(kLaunches), program.string(),
-                                 filter},
-                                log);
+    const ProcessResult r =
+        run({ncu.string(), "--csv", "--metrics", list, "--kernel-name-base", "function", "--kernel-name", regex,
+             "--launch-count", std::to_string(kLaunches), program.string(), filter},
+            log);
     side.seconds += r.seconds;
     const std::string text = read_file(log);
     if (const auto unknown = unknown_metric(text)) {
@@ -120,8 +120,9 @@ std::string profile_markdown(const std::string& exercise, const std::vector<std:
                              const Profiled* reference) {
   std::string md = fmt::format("### Why is {} slow? (Nsight Compute)\n\n", exercise);
   if (!mine.failure.empty()) return md + "Not profiled: " + mine.failure + "\n";
-  md += "Your kernels in the exercise's timed cases (the first launch of each), beside the reference solution's. "
-        "\"look here\" marks a metric at least 1.5 times worse than the reference's.\n";
+  md +=
+      "Your kernels in the exercise's timed cases (the first launch of each), beside the reference solution's. "
+      "\"look here\" marks a metric at least 1.5 times worse than the reference's.\n";
   const std::vector<KernelLaunch> none;
   const auto& theirs = reference && reference->failure.empty() ? reference->launches : none;
   std::set<std::string> read;

@@ -64,15 +64,29 @@ nlohmann::json to_json(const ToolRun& run, const std::vector<fs::path>& sources)
   for (const auto& h : run.distinct_hazards) {
     nlohmann::json places = nlohmann::json::array();
     for (const auto& p : h.places)
-      places.push_back({{"function", p.function}, {"file", p.file}, {"line", p.line}, {"access", p.access},
+      places.push_back({{"function", p.function},
+                        {"file", p.file},
+                        {"line", p.line},
+                        {"access", p.access},
                         {"source", source_line(sources, p)}});
-    hazards.push_back({{"heading", h.heading}, {"severity", h.severity}, {"count", h.count}, {"places", places},
-                       {"thread", h.thread}, {"block", h.block}, {"address", h.address},
-                       {"explanation", explain(h)}, {"lines", h.lines}});
+    hazards.push_back({{"heading", h.heading},
+                       {"severity", h.severity},
+                       {"count", h.count},
+                       {"places", places},
+                       {"thread", h.thread},
+                       {"block", h.block},
+                       {"address", h.address},
+                       {"explanation", explain(h)},
+                       {"lines", h.lines}});
   }
-  return {{"tool", run.tool}, {"purpose", tool_purpose().at(run.tool)}, {"seconds", run.seconds},
-          {"status", run.status}, {"detail", run.detail}, {"hazards", hazards},
-          {"api_errors", run.output.api_errors}, {"notes", run.output.notes},
+  return {{"tool", run.tool},
+          {"purpose", tool_purpose().at(run.tool)},
+          {"seconds", run.seconds},
+          {"status", run.status},
+          {"detail", run.detail},
+          {"hazards", hazards},
+          {"api_errors", run.output.api_errors},
+          {"notes", run.output.notes},
           {"counts_are_lower_bounds", run.output.hazards.size() >= kPrintLimit}};
 }
 
@@ -81,10 +95,14 @@ std::string render(const ToolRun& run, const std::vector<fs::path>& sources) {
   const std::size_t found = run.distinct_hazards.size();
   std::string verdict;
   const std::size_t api = run.output.api_errors.size();
-  if (run.status == "timed_out" || run.status == "failed") verdict = run.detail;
-  else if (found == 0 && api == 0) verdict = "nothing found";
-  else if (found == 0) verdict = fmt::format("{} failed CUDA call{}", api, api == 1 ? "" : "s");
-  else verdict = fmt::format("{} problem{}", found, found == 1 ? "" : "s");
+  if (run.status == "timed_out" || run.status == "failed")
+    verdict = run.detail;
+  else if (found == 0 && api == 0)
+    verdict = "nothing found";
+  else if (found == 0)
+    verdict = fmt::format("{} failed CUDA call{}", api, api == 1 ? "" : "s");
+  else
+    verdict = fmt::format("{} problem{}", found, found == 1 ? "" : "s");
   out += fmt::format("  {:<10} {:<50} {:>7.1f} s   {}\n", run.tool, tool_purpose().at(run.tool), run.seconds, verdict);
   // The tool stopped listing at kPrintLimit records: a count is then "or more".
   const bool capped = run.output.hazards.size() >= kPrintLimit;
@@ -153,13 +171,12 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
   const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
   std::string overrides;
   for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
-  const std::map<std::string, std::string> env = {
-      {"WORKBOOK_SEED", std::to_string(seed)},
-      {"WORKBOOK_RESULTS", (run_dir / "sanitize-results.jsonl").string()},
-      {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
-      {"WORKBOOK_SOURCE_DIR", code_dir.string()},
-      {"WORKBOOK_OVERRIDES", overrides},
-      {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
+  const std::map<std::string, std::string> env = {{"WORKBOOK_SEED", std::to_string(seed)},
+                                                  {"WORKBOOK_RESULTS", (run_dir / "sanitize-results.jsonl").string()},
+                                                  {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
+                                                  {"WORKBOOK_SOURCE_DIR", code_dir.string()},
+                                                  {"WORKBOOK_OVERRIDES", overrides},
+                                                  {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
   if (!o.json)
     std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {}, seed {}{}\nGPU: {}\n\n", o.lab, filter,
                              o.reference ? "the reference solution" : "your code", seed,
@@ -205,8 +222,8 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     const bool found_something = !run.distinct_hazards.empty() || !run.output.api_errors.empty();
     if (r.timed_out) {
       run.status = "timed_out";
-      run.detail = fmt::format("stopped after {:.0f} s: narrow it with --exercise or --filter (log: {})", timeout,
-                               log.string());
+      run.detail =
+          fmt::format("stopped after {:.0f} s: narrow it with --exercise or --filter (log: {})", timeout, log.string());
     } else if (!spoke || r.failed_to_start || internal) {
       run.status = "failed";
       run.detail = fmt::format("compute-sanitizer did not run the program ({}). Last lines of {}:\n{}", r.describe(),
@@ -243,21 +260,24 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     }
   std::string options;
   for (const auto& a : tool_arguments(shown_tool)) options += a + " ";
-  const std::string again = fmt::format("WORKBOOK_SEED={}{} {} {}{} \"{}\"", seed,
-                                        shown_tool == "racecheck" ? " WORKBOOK_FEWER_CASES=1" : "",
-                                        sanitizer.path.string(), options, program.string(), filter);
+  const std::string again =
+      fmt::format("WORKBOOK_SEED={}{} {} {}{} \"{}\"", seed, shown_tool == "racecheck" ? " WORKBOOK_FEWER_CASES=1" : "",
+                  sanitizer.path.string(), options, program.string(), filter);
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : runs) all.push_back(to_json(r, sources));
-    std::cout << nlohmann::json{{"lab", o.lab}, {"filter", filter}, {"seed", seed}, {"program", program.string()},
+    std::cout << nlohmann::json{{"lab", o.lab},
+                                {"filter", filter},
+                                {"seed", seed},
+                                {"program", program.string()},
                                 {"tools", all}}
                      .dump(2)
               << std::endl;
   } else {
     std::cout << "\n"
-              << (found ? "Each problem above is at a line of your code: fix the first, then run this again."
-                        : unfinished ? "Not every tool finished: nothing can be said of what they did not run."
-                                     : "compute-sanitizer found nothing in these cases.")
+              << (found        ? "Each problem above is at a line of your code: fix the first, then run this again."
+                  : unfinished ? "Not every tool finished: nothing can be said of what they did not run."
+                               : "compute-sanitizer found nothing in these cases.")
               << "\nRun a tool yourself (the same inputs): " << again << "\n";
   }
   if (unfinished) return 3;

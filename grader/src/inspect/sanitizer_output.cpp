@@ -27,8 +27,10 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 // (no line information), or the older "at 0x2d0 in <file>:<line>:<function>". A race's place
 // starts with its access: "Write access at ...".
 std::optional<SourcePlace> place_of(const std::string& line) {
-  static const std::regex with_line(R"((?:(Write|Read) access )?at (.+?)\+0x[0-9a-fA-F]+ in (.+):(\d+)(?:\s+\[\d+ hazards?\])?\s*$)");
-  static const std::regex old_style(R"((?:(Write|Read) access )?at 0x[0-9a-fA-F]+ in (.+?):(\d+):(.+?)(?:\s+\[\d+ hazards?\])?\s*$)");
+  static const std::regex with_line(
+      R"((?:(Write|Read) access )?at (.+?)\+0x[0-9a-fA-F]+ in (.+):(\d+)(?:\s+\[\d+ hazards?\])?\s*$)");
+  static const std::regex old_style(
+      R"((?:(Write|Read) access )?at 0x[0-9a-fA-F]+ in (.+?):(\d+):(.+?)(?:\s+\[\d+ hazards?\])?\s*$)");
   static const std::regex no_line(R"((?:(Write|Read) access )?at (.+?)\+0x[0-9a-fA-F]+(?:\s+\[\d+ hazards?\])?\s*$)");
   std::smatch m;
   SourcePlace p;
@@ -63,8 +65,8 @@ long hazards_of(const std::string& line) {
 // A heading that names a problem in the program's kernels (or its memory); every other heading
 // is the tool's own note (its banner, summaries, "process didn't terminate successfully", limits).
 bool is_hazard(const std::string& heading) {
-  for (const char* kind : {"Invalid ", "Race reported", "Barrier error", "Divergent thread", "Uninitialized",
-                           "Leaked ", "Misaligned", "Potential ", "hazard detected", "Out-of-range", "Malloc/Free"})
+  for (const char* kind : {"Invalid ", "Race reported", "Barrier error", "Divergent thread", "Uninitialized", "Leaked ",
+                           "Misaligned", "Potential ", "hazard detected", "Out-of-range", "Malloc/Free"})
     if (heading.find(kind) != std::string::npos) return true;
   return false;
 }
@@ -138,8 +140,10 @@ SanitizerOutput parse_sanitizer_output(const std::string& tool, const std::strin
     Hazard h;
     h.tool = tool;
     h.severity = "error";
-    for (const auto& [prefix, severity] : {std::pair{"Error: ", "error"}, {"ERROR: ", "error"},
-                                           std::pair{"Warning: ", "warning"}, {"WARN: ", "warning"}}) {
+    for (const auto& [prefix, severity] : {std::pair{"Error: ", "error"},
+                                           {"ERROR: ", "error"},
+                                           std::pair{"Warning: ", "warning"},
+                                           {"WARN: ", "warning"}}) {
       if (starts_with(heading, prefix)) {
         heading.erase(0, std::string(prefix).size());
         h.severity = severity;
@@ -228,20 +232,25 @@ std::string explain(const Hazard& h) {
   const std::string& t = h.heading;
   const bool write = contains(t, "write");
   const std::string verb = write ? "writes" : "reads";
-  const bool misaligned = contains(t, "Misaligned") || std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) {
-                            return l.find("is misaligned") != std::string::npos;
-                          });
+  const bool misaligned =
+      contains(t, "Misaligned") || std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) {
+        return l.find("is misaligned") != std::string::npos;
+      });
   if (misaligned)
-    return fmt::format("{} {} at an address that is not a multiple of the access's size (a float4 or "
-                       "reinterpret_cast to a wider type from an unaligned offset).", thread_words(h), verb);
+    return fmt::format(
+        "{} {} at an address that is not a multiple of the access's size (a float4 or "
+        "reinterpret_cast to a wider type from an unaligned offset).",
+        thread_words(h), verb);
   if (contains(t, "Race reported") && h.places.size() >= 2) {
     const SourcePlace& a = h.places[0];
     const SourcePlace& b = h.places[1];
     const std::string between = fmt::format("{} ({}) and {} ({})", where(a), a.access.empty() ? "access" : a.access,
                                             where(b), b.access.empty() ? "access" : b.access);
     if (a.access == "Write" && b.access == "Write")
-      return fmt::format("Two threads write the same shared-memory element, at {}, with no __syncthreads() "
-                         "between: which value stays depends on timing.", between);
+      return fmt::format(
+          "Two threads write the same shared-memory element, at {}, with no __syncthreads() "
+          "between: which value stays depends on timing.",
+          between);
     return fmt::format(
         "A shared-memory race between {}: one thread reads an element another thread writes, with no "
         "__syncthreads() between them. A barrier is missing: after the tile is loaded and before it is read, "
@@ -249,9 +258,10 @@ std::string explain(const Hazard& h) {
         between);
   }
   if (contains(t, "Race reported") && h.places.size() == 1 && h.places[0].access == "Write")
-    return fmt::format("Two threads write the same shared-memory element at {}, with no __syncthreads() between: "
-                       "which value stays depends on timing (two threads given the same index?).",
-                       where(h.places[0]));
+    return fmt::format(
+        "Two threads write the same shared-memory element at {}, with no __syncthreads() between: "
+        "which value stays depends on timing (two threads given the same index?).",
+        where(h.places[0]));
   if (contains(t, "Race reported"))
     return "A shared-memory race: two threads of a block access one element, at least one writing, with no "
            "__syncthreads() between them.";
@@ -268,32 +278,36 @@ std::string explain(const Hazard& h) {
       // buffer of this call's.
       const bool far = std::regex_search(h.address, std::regex(R"(^\d{10,} bytes before)"));
       if (far)
-        return fmt::format("{} {} through a pointer that points at no buffer of this call ({}): a null pointer, a "
-                           "host pointer passed to the kernel, or a buffer already freed.",
-                           thread_words(h), verb, h.address);
+        return fmt::format(
+            "{} {} through a pointer that points at no buffer of this call ({}): a null pointer, a "
+            "host pointer passed to the kernel, or a buffer already freed.",
+            thread_words(h), verb, h.address);
       return fmt::format("{} {} before the start of {} ({}): a negative index, or an offset subtracted twice.",
                          thread_words(h), verb, space, h.address);
     }
     if (contains(t, "__shared__"))
-      return fmt::format("{} {} outside the __shared__ array: its index goes past the array's size (a tile "
-                         "declared smaller than the block, or an index from the global position instead of "
-                         "threadIdx).", thread_words(h), verb);
-    return fmt::format("{} {} memory that no allocation holds: a pointer that is not a device allocation of "
-                       "this call (a host pointer passed to a kernel?) or an index far out of range.",
-                       thread_words(h), verb);
+      return fmt::format(
+          "{} {} outside the __shared__ array: its index goes past the array's size (a tile "
+          "declared smaller than the block, or an index from the global position instead of "
+          "threadIdx).",
+          thread_words(h), verb);
+    return fmt::format(
+        "{} {} memory that no allocation holds: a pointer that is not a device allocation of "
+        "this call (a host pointer passed to a kernel?) or an index far out of range.",
+        thread_words(h), verb);
   }
   if (contains(t, "Uninitialized"))
-    return fmt::format("{} reads device memory that nothing wrote: a buffer your code allocated and read "
-                       "before filling (cudaMalloc does not zero it: cudaMemset it, or write it first).",
-                       thread_words(h));
+    return fmt::format(
+        "{} reads device memory that nothing wrote: a buffer your code allocated and read "
+        "before filling (cudaMalloc does not zero it: cudaMemset it, or write it first).",
+        thread_words(h));
   if (contains(t, "Barrier error") || contains(t, "Divergent thread"))
     return "A __syncthreads() that only some threads of the block reach: a barrier inside an if, or after an "
            "early return for out-of-range threads. Every thread must reach every barrier: put the bounds check "
            "around the loads and stores, not around the barrier.";
   if (contains(t, "Invalid arguments") || contains(t, "barrier"))
     return "A barrier used wrongly (the tool's words are above).";
-  if (contains(t, "leak"))
-    return "Device memory allocated and never freed.";
+  if (contains(t, "leak")) return "Device memory allocated and never freed.";
   return "The tool's own words are above.";
 }
 

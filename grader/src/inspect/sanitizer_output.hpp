@@ -18,7 +18,7 @@ struct SourcePlace {
   std::string function;  // as the tool prints it, e.g. "tiledKernel<16>(const float *, ...)"
   std::string file;      // as compiled (often an absolute path); empty without -lineinfo
   int line = 0;
-  std::string access;    // racecheck: "Write" or "Read"; else empty
+  std::string access;  // racecheck: "Write" or "Read"; else empty
 };
 
 struct Hazard {

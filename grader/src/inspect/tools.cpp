@@ -28,9 +28,10 @@ Tool find(const std::string& name, const char* variable, const std::string& what
   places.emplace_back(fs::path("/usr/local/cuda/bin") / name);
   for (const auto& p : places)
     if (executable(p)) return {p, {}};
-  return {{}, fmt::format("{} was not found (not on PATH, not in {}): it comes with the CUDA Toolkit ({}). "
-                          "Install it, or set {} to its path",
-                          name, places.front().parent_path().string(), what, variable)};
+  return {{},
+          fmt::format("{} was not found (not on PATH, not in {}): it comes with the CUDA Toolkit ({}). "
+                      "Install it, or set {} to its path",
+                      name, places.front().parent_path().string(), what, variable)};
 }
 
 }  // namespace

@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 namespace grader {
 namespace {
 
-
 // The output of a command (for git), or nullopt when it failed.
 std::optional<std::string> capture(const std::string& command) {
   FILE* p = ::popen(command.c_str(), "r");
@@ -39,8 +38,10 @@ std::vector<std::string> working_copy_files(const fs::path& root) {
     if (const auto out = capture("git -C " + quoted(root) + " ls-files -z --cached")) {
       std::string name;
       for (char c : *out) {
-        if (c) name += c;
-        else if (!name.empty()) files.push_back(std::exchange(name, {}));
+        if (c)
+          name += c;
+        else if (!name.empty())
+          files.push_back(std::exchange(name, {}));
       }
       return files;
     }
@@ -58,8 +59,8 @@ std::vector<std::string> working_copy_files(const fs::path& root) {
 
 struct Course {
   HintLevel default_hints = HintLevel::Full;
-  std::map<std::string, HintLevel> hints;          // per lab
-  std::map<std::string, std::string> overrides;   // per lab: TOML laid over its lab.toml
+  std::map<std::string, HintLevel> hints;        // per lab
+  std::map<std::string, std::string> overrides;  // per lab: TOML laid over its lab.toml
 };
 
 Course read_course(const std::optional<fs::path>& file) {
@@ -80,8 +81,10 @@ Course read_course(const std::optional<fs::path>& file) {
   if (const auto* hints = t["hints"].as_table()) {
     for (const auto& [key, value] : *hints) {
       const std::string k(key.str());
-      if (k == "default") course.default_hints = level(value, "[hints] default");
-      else course.hints[k] = level(value, "[hints] " + k);
+      if (k == "default")
+        course.default_hints = level(value, "[hints] default");
+      else
+        course.hints[k] = level(value, "[hints] " + k);
     }
   }
   if (const auto* labs = t["labs"].as_table()) {
@@ -177,16 +180,18 @@ int cmd_release(const Paths& paths, const ReleaseOptions& options) {
   for (const StarterFile& f : starter_files(paths, {})) {
     if (excluded(fs::relative(f.starter, root).generic_string(), patterns)) continue;  // a lab left out
     const auto it = course.hints.find(f.lab);
-    const HintLevel level = options.hints ? *options.hints : it != course.hints.end() ? it->second : course.default_hints;
+    const HintLevel level = options.hints              ? *options.hints
+                            : it != course.hints.end() ? it->second
+                                                       : course.default_hints;
     write_atomically(out / fs::relative(f.starter, root),
-               generate_starter(read_file(f.solution), level, fs::relative(f.solution, root).string()));
+                     generate_starter(read_file(f.solution), level, fs::relative(f.solution, root).string()));
     ++starters;
   }
 
   // 3. The course's overrides, beside each lab.toml.
   for (const auto& [lab, text] : course.overrides)
     write_atomically(out / "labs" / lab / "course.toml",
-               "# This course's settings for " + lab + ", laid over lab.toml by the grader.\n" + text + "\n");
+                     "# This course's settings for " + lab + ", laid over lab.toml by the grader.\n" + text + "\n");
 
   // 4. Nothing left of the solutions.
   if (fs::exists(out / "solutions")) throw std::logic_error("internal: solutions/ reached the release");

@@ -19,7 +19,7 @@
 namespace grader {
 
 struct ReleaseOptions {
-  std::filesystem::path out;                   // must not exist, or be empty
+  std::filesystem::path out;                    // must not exist, or be empty
   std::optional<std::filesystem::path> course;  // course.toml: [hints], [labs.<lab>]
   std::optional<HintLevel> hints;               // overrides the course's default level
   bool git = false;                             // make `out` a git repository with one commit

@@ -70,9 +70,12 @@ std::optional<HintLevel> parse_hint_level(const std::string& text) {
 
 const char* to_string(HintLevel level) {
   switch (level) {
-    case HintLevel::Full: return "full";
-    case HintLevel::Brief: return "brief";
-    case HintLevel::None: return "none";
+    case HintLevel::Full:
+      return "full";
+    case HintLevel::Brief:
+      return "brief";
+    case HintLevel::None:
+      return "none";
   }
   return "?";
 }
@@ -99,7 +102,8 @@ std::string generate_starter(const std::string& marked, HintLevel level, const s
     const std::string& line = lines[i];
     const std::string t = trimmed(line);
     if (t.rfind("// BEGIN SOLUTION", 0) == 0) {
-      if (part != Part::Outside) fail(n, "BEGIN SOLUTION inside the region opened on line " + std::to_string(begin_line));
+      if (part != Part::Outside)
+        fail(n, "BEGIN SOLUTION inside the region opened on line " + std::to_string(begin_line));
       const std::string rest = trimmed(t.substr(17));
       if (!rest.empty() && t[17] != ' ') fail(n, "expected 'BEGIN SOLUTION' or 'BEGIN SOLUTION <exercise>'");
       exercise = rest;
@@ -121,7 +125,8 @@ std::string generate_starter(const std::string& marked, HintLevel level, const s
       }
       part = Part::Outside;
     } else if (part == Part::Starter) {
-      if (t.rfind("//|", 0) != 0) fail(n, "a starter line must start with //| (region opened on line " + std::to_string(begin_line) + ")");
+      if (t.rfind("//|", 0) != 0)
+        fail(n, "a starter line must start with //| (region opened on line " + std::to_string(begin_line) + ")");
       const std::size_t at = line.find("//|");
       std::string rest = line.substr(at + 3);
       if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);

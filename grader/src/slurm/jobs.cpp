@@ -117,13 +117,15 @@ std::string array_spec(const std::vector<int>& indices, int max_parallel) {
   for (std::size_t i = 0; i < indices.size();) {  // runs of consecutive indices as a-b
     std::size_t j = i;
     while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
-    spec += (spec.empty() ? "" : ",") + (j == i ? std::to_string(indices[i]) : fmt::format("{}-{}", indices[i], indices[j]));
+    spec += (spec.empty() ? "" : ",") +
+            (j == i ? std::to_string(indices[i]) : fmt::format("{}-{}", indices[i], indices[j]));
     i = j + 1;
   }
   return max_parallel > 0 ? spec + "%" + std::to_string(max_parallel) : spec;
 }
 
-std::optional<std::string> submit(const std::string& who, const std::vector<std::string>& args, const fs::path& active) {
+std::optional<std::string> submit(const std::string& who, const std::vector<std::string>& args,
+                                  const fs::path& active) {
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   argv.insert(argv.end(), args.begin(), args.end());
   const Command c = run_command(argv);

@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -54,7 +53,7 @@ public:
 
 private:
   std::optional<std::string> submit(const std::vector<int>& indices);  // the job id; prints why not
-  bool wait(const std::string& job);                                    // false: interrupted
+  bool wait(const std::string& job);                                   // false: interrupted
   int graded() const {
     int n = 0;
     for (const auto& task : tasks_)
@@ -89,8 +88,9 @@ private:
 };
 
 std::optional<std::string> Run::submit(const std::vector<int>& indices) {
-  std::vector<std::string> args = {"--job-name", "workbook-" + b_.lab, "--array", array_spec(indices, s_.max_parallel),
-                                   "--output", (slurm_dir_ / "logs" / "%A_%a.log").string()};
+  std::vector<std::string> args = {"--job-name", "workbook-" + b_.lab,
+                                   "--array",    array_spec(indices, s_.max_parallel),
+                                   "--output",   (slurm_dir_ / "logs" / "%A_%a.log").string()};
   if (!s_.partition.empty()) args.insert(args.end(), {"--partition", s_.partition});
   if (!s_.gres.empty()) args.insert(args.end(), {"--gres", s_.gres});
   args.insert(args.end(), s_.sbatch_args.begin(), s_.sbatch_args.end());
@@ -102,9 +102,12 @@ bool Run::wait(const std::string& job) {
   return wait_for(job, slurm_dir_ / "active.json", s_.poll_s, [&](const std::map<std::string, int>& states) {
     int pending = 0, running = 0, other = 0;
     for (const auto& [state, n] : states) {
-      if (state == "PENDING") pending += n;
-      else if (state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING") running += n;
-      else other += n;
+      if (state == "PENDING")
+        pending += n;
+      else if (state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING")
+        running += n;
+      else
+        other += n;
     }
     return fmt::format("job {}: {} of {} submissions graded; tasks {} running, {} pending{}", job, graded(), todo_,
                        running, pending, other ? fmt::format(", {} other", other) : "");
@@ -134,7 +137,8 @@ int Run::run() {
   if (fs::exists(slurm_dir_ / "active.json")) {
     const auto active = nlohmann::json::parse(read_file(slurm_dir_ / "active.json"), nullptr, false);
     const std::string job = active.is_object() ? active.value("job", "") : "";
-    const auto states = job.empty() ? std::optional<std::map<std::string, int>>{std::map<std::string, int>{}} : queue_states(job);
+    const auto states =
+        job.empty() ? std::optional<std::map<std::string, int>>{std::map<std::string, int>{}} : queue_states(job);
     if (!states) {
       std::cerr << "grader batch --slurm: squeue cannot say whether job " << job << " still grades " << out_.string()
                 << "; try again when it answers\n";
@@ -151,14 +155,15 @@ int Run::run() {
   // The seed: one for the whole class, kept from an earlier run.
   const fs::path meta = out_ / "batch.json";
   const auto previous = fs::exists(meta) ? nlohmann::json::parse(read_file(meta), nullptr, false) : nlohmann::json();
-  seed_ = b_.seed ? *b_.seed
-                  : previous.is_object() && previous.contains("seed") ? previous["seed"].get<std::uint64_t>()
-                                                                       : workbook::fresh_seed();
+  seed_ = b_.seed                                             ? *b_.seed
+          : previous.is_object() && previous.contains("seed") ? previous["seed"].get<std::uint64_t>()
+                                                              : workbook::fresh_seed();
   write_atomically(meta, nlohmann::json{{"lab", b_.lab}, {"seed", seed_}, {"updated_at", now_iso()}}.dump(2) + "\n");
 
   std::cerr << "building " << b_.lab << "'s test programs for the tasks ...\n";
   if (!build_for_tasks(paths_, b_.lab, slurm_dir_ / "build.log")) {
-    std::cerr << "grader batch --slurm: the test programs do not build (see " << (slurm_dir_ / "build.log").string() << ")\n";
+    std::cerr << "grader batch --slurm: the test programs do not build (see " << (slurm_dir_ / "build.log").string()
+              << ")\n";
     return 3;
   }
 
@@ -169,7 +174,8 @@ int Run::run() {
       class_submissions(b_, load_lab(paths_, b_.lab, b_.overrides), roster ? &*roster : nullptr, true).submissions;
   std::vector<std::string> todo;
   for (const auto& s : submissions) {
-    const bool regrade = b_.regrade_all || std::find(b_.regrade.begin(), b_.regrade.end(), s.student) != b_.regrade.end();
+    const bool regrade =
+        b_.regrade_all || std::find(b_.regrade.begin(), b_.regrade.end(), s.student) != b_.regrade.end();
     if (regrade) fs::remove(students_ / (s.student + ".json"));
     if (!kept_result(students_, s.student, b_.build_only)) todo.push_back(s.student);
   }
@@ -204,7 +210,8 @@ int Run::run() {
       const auto states = final_states(*job);
       // A task Slurm says completed wrote its results; on a shared filesystem they may show here a
       // little later than Slurm says so. Wait for those before calling anything missing.
-      for (int i = 0; i < 30 && !unfinished_completed(states).empty(); ++i) std::this_thread::sleep_for(std::chrono::seconds(1));
+      for (int i = 0; i < 30 && !unfinished_completed(states).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::seconds(1));
       indices = unfinished_tasks();
       for (const int i : indices)
         ended[i] = fmt::format("job {} task {} ended {}", *job, i, states.count(i) ? states.at(i) : "without a result");
@@ -241,8 +248,14 @@ fs::path self_executable() { return fs::read_symlink("/proc/self/exe"); }
 
 // The command every array task runs: this grader, on its own students (--slurm-task).
 std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint64_t seed) {
-  std::vector<std::string> a = {self_executable().string(), "batch", b.lab, fs::absolute(b.submissions).string(), "-o",
-                                fs::absolute(b.out).string(), "--seed", std::to_string(seed)};
+  std::vector<std::string> a = {self_executable().string(),
+                                "batch",
+                                b.lab,
+                                fs::absolute(b.submissions).string(),
+                                "-o",
+                                fs::absolute(b.out).string(),
+                                "--seed",
+                                std::to_string(seed)};
   for (const auto& c : b.overrides) a.insert(a.end(), {"--config", fs::absolute(c).string()});
   if (b.run_timeout_s) a.insert(a.end(), {"--timeout", fmt::format("{}", *b.run_timeout_s)});
   a.insert(a.end(), {"--build-timeout", fmt::format("{}", b.build_timeout_s), "--memory-limit",

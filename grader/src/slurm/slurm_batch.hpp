@@ -18,12 +18,12 @@
 namespace grader::slurm {
 
 struct SlurmOptions {
-  std::string partition;               // -p; empty: the cluster's default
-  std::string gres = "gpu:1";          // --gres; empty: none
-  int max_parallel = 0;                // tasks running at once (--array=...%N); 0: as Slurm allows
-  int per_task = 4;                    // submissions graded by one task
+  std::string partition;                 // -p; empty: the cluster's default
+  std::string gres = "gpu:1";            // --gres; empty: none
+  int max_parallel = 0;                  // tasks running at once (--array=...%N); 0: as Slurm allows
+  int per_task = 4;                      // submissions graded by one task
   std::vector<std::string> sbatch_args;  // passed to sbatch as they are (--time=..., --account=...)
-  double poll_s = 5;                   // seconds between squeue polls
+  double poll_s = 5;                     // seconds between squeue polls
 };
 
 int run_batch_slurm(const Paths& paths, const BatchOptions& batch, const SlurmOptions& slurm);

@@ -71,7 +71,8 @@ int run_check_slurm(const Paths& paths, const CheckOptions& o, const SlurmOption
     return 3;
   }
   const fs::path tasks = dir / "tasks.json";
-  write_atomically(tasks, R"([["working-copy"]])" "\n");
+  write_atomically(tasks, R"([["working-copy"]])"
+                          "\n");
   BatchOptions b;
   b.lab = o.lab;
   b.submissions = dir / "submissions";
@@ -84,7 +85,9 @@ int run_check_slurm(const Paths& paths, const CheckOptions& o, const SlurmOption
   catch_interrupts();
   const auto job = submit("grader check --slurm", args, dir / "active.json");
   if (!job) return 64;
-  if (!o.json) std::cerr << "submitted job " << *job << " (" << (s.partition.empty() ? "default partition" : "partition " + s.partition) << ")\n";
+  if (!o.json)
+    std::cerr << "submitted job " << *job << " ("
+              << (s.partition.empty() ? "default partition" : "partition " + s.partition) << ")\n";
   if (!wait_for(*job, dir / "active.json", s.poll_s,
                 [&](const std::map<std::string, int>& states) { return one_job_progress(*job, states); }))
     return 130;
@@ -93,7 +96,8 @@ int run_check_slurm(const Paths& paths, const CheckOptions& o, const SlurmOption
   const fs::path result = b.out / "students" / "working-copy.json";
   if (!fs::exists(result)) {
     std::cerr << "grader check --slurm: job " << *job << " ended " << ended(*job) << " without a report. Its log, "
-              << (dir / "job.log").string() << ", ends:\n" << tail_of_file(dir / "job.log", 1500) << '\n';
+              << (dir / "job.log").string() << ", ends:\n"
+              << tail_of_file(dir / "job.log", 1500) << '\n';
     return 3;
   }
   const StudentResult r = student_from_json(nlohmann::json::parse(read_file(result)));
@@ -120,9 +124,14 @@ int run_leaderboard_slurm(const Paths& paths, const LeaderboardOptions& lb, cons
 
   // 2. The timed rounds: one job, one node, held whole. Its own grading finds every result kept.
   const fs::path out = fs::absolute(lb.out);
-  std::vector<std::string> cmd = {self_executable().string(), "leaderboard", lb.batch.lab,
-                                  fs::absolute(lb.batch.submissions).string(), "-o", out.string(),
-                                  "--rounds", std::to_string(lb.rounds)};
+  std::vector<std::string> cmd = {self_executable().string(),
+                                  "leaderboard",
+                                  lb.batch.lab,
+                                  fs::absolute(lb.batch.submissions).string(),
+                                  "-o",
+                                  out.string(),
+                                  "--rounds",
+                                  std::to_string(lb.rounds)};
   if (!lb.exercise.empty()) cmd.insert(cmd.end(), {"--exercise", lb.exercise});
   if (lb.calls > 0) cmd.insert(cmd.end(), {"--calls", std::to_string(lb.calls)});
   if (!lb.db.empty()) cmd.insert(cmd.end(), {"--db", fs::absolute(lb.db).string()});

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
+#define CK(x)                                                                          \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                           \
       std::printf("%s: %s (%s:%d)\n", #x, cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                             \
-    }                                                                           \
+      std::exit(1);                                                                    \
+    }                                                                                  \
   } while (0)
 
 __host__ __device__ inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -84,7 +84,7 @@ __global__ void coarsenedKernel(const float* A, const float* B, float* C, int M,
 // cannot unroll). PIPE: register prefetch of the next tile + double-buffered shared memory.
 // VEC: float4 global loads (only valid when K % 4 == 0 and N % 4 == 0 and aligned; the launcher checks).
 template <int BM, int BN, int BK, int TM, bool PIPE, int MINB>
-__global__ void __launch_bounds__(BM * BN / TM, MINB)
+__global__ void __launch_bounds__(BM* BN / TM, MINB)
     r1Kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
   constexpr int THREADS = BM * BN / TM;
   constexpr int A_LOADS = BM * BK / THREADS, B_LOADS = BK * BN / THREADS;
@@ -188,7 +188,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         int gr = blockRow + r, gk = ph * BK + k4 * 4;
         float4 v = make_float4(0, 0, 0, 0);
         if (gr < M && gk < K) v = *reinterpret_cast<const float4*>(&A[gr * K + gk]);
-        ra[l][0] = v.x; ra[l][1] = v.y; ra[l][2] = v.z; ra[l][3] = v.w;
+        ra[l][0] = v.x;
+        ra[l][1] = v.y;
+        ra[l][2] = v.z;
+        ra[l][3] = v.w;
       } else {
         int r = idx / BK, k = idx % BK;
         int gr = blockRow + r, gk = ph * BK + k;
@@ -203,7 +206,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         int gk = ph * BK + k, gc = blockCol + c4 * 4;
         float4 v = make_float4(0, 0, 0, 0);
         if (gk < K && gc < N) v = *reinterpret_cast<const float4*>(&B[gk * N + gc]);
-        rb[l][0] = v.x; rb[l][1] = v.y; rb[l][2] = v.z; rb[l][3] = v.w;
+        rb[l][0] = v.x;
+        rb[l][1] = v.y;
+        rb[l][2] = v.z;
+        rb[l][3] = v.w;
       } else {
         int k = idx / BN, c = idx % BN;
         int gk = ph * BK + k, gc = blockCol + c;
@@ -236,8 +242,12 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
       }
     }
   };
-  auto rowOf = [&](int i) { return SPLIT ? (i / (TM / 2)) * (BM / 2) + threadRow * (TM / 2) + i % (TM / 2) : threadRow * TM + i; };
-  auto colOf = [&](int j) { return SPLIT ? (j / (TN / 2)) * (BN / 2) + threadCol * (TN / 2) + j % (TN / 2) : threadCol * TN + j; };
+  auto rowOf = [&](int i) {
+    return SPLIT ? (i / (TM / 2)) * (BM / 2) + threadRow * (TM / 2) + i % (TM / 2) : threadRow * TM + i;
+  };
+  auto colOf = [&](int j) {
+    return SPLIT ? (j / (TN / 2)) * (BN / 2) + threadCol * (TN / 2) + j % (TN / 2) : threadCol * TN + j;
+  };
 
   float P[TM][TN] = {};
   float regM[TM], regN[TN];
@@ -247,12 +257,18 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
 #pragma unroll
       for (int i = 0; i < TM; i += 4) {
         float4 v = *reinterpret_cast<const float4*>(&As[buf][k][rowOf(i)]);
-        regM[i] = v.x; regM[i + 1] = v.y; regM[i + 2] = v.z; regM[i + 3] = v.w;
+        regM[i] = v.x;
+        regM[i + 1] = v.y;
+        regM[i + 2] = v.z;
+        regM[i + 3] = v.w;
       }
 #pragma unroll
       for (int j = 0; j < TN; j += 4) {
         float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][colOf(j)]);
-        regN[j] = v.x; regN[j + 1] = v.y; regN[j + 2] = v.z; regN[j + 3] = v.w;
+        regN[j] = v.x;
+        regN[j + 1] = v.y;
+        regN[j + 2] = v.z;
+        regN[j + 3] = v.w;
       }
 #pragma unroll
       for (int i = 0; i < TM; ++i)
@@ -291,7 +307,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
     for (int j = 0; j < TN; j += 4) {
       const int col = blockCol + colOf(j);
       if constexpr (VEC) {
-        if (col < N) *reinterpret_cast<float4*>(&C[row * N + col]) = make_float4(P[i][j], P[i][j + 1], P[i][j + 2], P[i][j + 3]);
+        if (col < N)
+          *reinterpret_cast<float4*>(&C[row * N + col]) = make_float4(P[i][j], P[i][j + 1], P[i][j + 2], P[i][j + 3]);
       } else {
 #pragma unroll
         for (int q = 0; q < 4; ++q)
@@ -326,8 +343,9 @@ Launch r2() {
   return [](const float* A, const float* B, float* C, int M, int N, int K) {
     const dim3 grid(ceil_div(N, BN), ceil_div(M, BM));
     const int threads = (BM / TM) * (BN / TN);
-    const bool vec = K % 4 == 0 && N % 4 == 0 && (reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B) |
-                                                   reinterpret_cast<uintptr_t>(C)) % 16 == 0;
+    const bool vec =
+        K % 4 == 0 && N % 4 == 0 &&
+        (reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) % 16 == 0;
     if (vec)
       r2Kernel<BM, BN, BK, TM, TN, SPLIT, PIPE, true, MINB><<<grid, threads>>>(A, B, C, M, N, K);
     else
@@ -391,8 +409,11 @@ int main(int argc, char** argv) {
   if (profile) {
     const int n = sizes[0];
     float *A, *B, *C;
-    CK(cudaMalloc(&A, size_t(n) * n * 4)); CK(cudaMalloc(&B, size_t(n) * n * 4)); CK(cudaMalloc(&C, size_t(n) * n * 4));
-    CK(cudaMemset(A, 0, size_t(n) * n * 4)); CK(cudaMemset(B, 0, size_t(n) * n * 4));
+    CK(cudaMalloc(&A, size_t(n) * n * 4));
+    CK(cudaMalloc(&B, size_t(n) * n * 4));
+    CK(cudaMalloc(&C, size_t(n) * n * 4));
+    CK(cudaMemset(A, 0, size_t(n) * n * 4));
+    CK(cudaMemset(B, 0, size_t(n) * n * 4));
     for (auto& v : variants) {
       v.launch(A, B, C, n, n, n);
       CK(cudaDeviceSynchronize());
@@ -402,9 +423,12 @@ int main(int argc, char** argv) {
   }
 
   // Correctness on awkward shapes (vector path with edges, scalar path, misaligned pointers).
-  struct Shape { int M, N, K, offset; };
-  const Shape shapes[] = {{1, 1, 1, 0}, {33, 17, 45, 0}, {127, 131, 137, 0}, {100, 132, 68, 0},
-                          {1000, 1004, 1008, 0}, {1023, 1021, 1019, 0}, {260, 388, 516, 1}, {300, 1, 5, 0}, {1, 300, 7, 0}};
+  struct Shape {
+    int M, N, K, offset;
+  };
+  const Shape shapes[] = {{1, 1, 1, 0},       {33, 17, 45, 0},       {127, 131, 137, 0},
+                          {100, 132, 68, 0},  {1000, 1004, 1008, 0}, {1023, 1021, 1019, 0},
+                          {260, 388, 516, 1}, {300, 1, 5, 0},        {1, 300, 7, 0}};
   bool all_ok = true;
   for (const Shape& s : shapes) {
     const size_t na = size_t(s.M) * s.K + 4, nb = size_t(s.K) * s.N + 4, nc = size_t(s.M) * s.N + 4;
@@ -413,7 +437,10 @@ int main(int argc, char** argv) {
     for (auto& x : hA) x = float(rand() % 9 - 4);
     for (auto& x : hB) x = float(rand() % 9 - 4);
     float *A, *B, *C, *R;
-    CK(cudaMalloc(&A, na * 4)); CK(cudaMalloc(&B, nb * 4)); CK(cudaMalloc(&C, nc * 4)); CK(cudaMalloc(&R, nc * 4));
+    CK(cudaMalloc(&A, na * 4));
+    CK(cudaMalloc(&B, nb * 4));
+    CK(cudaMalloc(&C, nc * 4));
+    CK(cudaMalloc(&R, nc * 4));
     CK(cudaMemcpy(A, hA.data(), na * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(B, hB.data(), nb * 4, cudaMemcpyHostToDevice));
     const float *a = A + s.offset, *b = B + s.offset;
@@ -434,7 +461,10 @@ int main(int argc, char** argv) {
         all_ok = false;
       }
     }
-    cudaFree(A); cudaFree(B); cudaFree(C); cudaFree(R);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(R);
   }
   std::printf("correctness: %s\n", all_ok ? "all variants exact on all shapes" : "FAILURES above");
 
@@ -452,7 +482,10 @@ int main(int argc, char** argv) {
     for (auto& x : hA) x = rand() / float(RAND_MAX) * 2 - 1;
     for (auto& x : hB) x = rand() / float(RAND_MAX) * 2 - 1;
     float *A, *B, *C, *R;
-    CK(cudaMalloc(&A, cnt * 4)); CK(cudaMalloc(&B, cnt * 4)); CK(cudaMalloc(&C, cnt * 4)); CK(cudaMalloc(&R, cnt * 4));
+    CK(cudaMalloc(&A, cnt * 4));
+    CK(cudaMalloc(&B, cnt * 4));
+    CK(cudaMalloc(&C, cnt * 4));
+    CK(cudaMalloc(&R, cnt * 4));
     CK(cudaMemcpy(A, hA.data(), cnt * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(B, hB.data(), cnt * 4, cudaMemcpyHostToDevice));
     cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
@@ -472,7 +505,8 @@ int main(int argc, char** argv) {
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(got.data(), C, cnt * 4, cudaMemcpyDeviceToHost));
       double maxerr = 0;
-      for (size_t i = 0; i < cnt; ++i) maxerr = std::max(maxerr, std::isfinite(got[i]) ? double(std::fabs(got[i] - ref[i])) : 1e30);
+      for (size_t i = 0; i < cnt; ++i)
+        maxerr = std::max(maxerr, std::isfinite(got[i]) ? double(std::fabs(got[i] - ref[i])) : 1e30);
       std::vector<float> ms;
       const int runs = n >= 4096 ? 15 : 30;
       for (int r = 0; r < runs + 2; ++r) {
@@ -492,7 +526,10 @@ int main(int argc, char** argv) {
       std::printf("%-30s %9.3f %9.3f %8.2f %7.1f%%%s\n", v.name.c_str(), med, ms[0], tf, 100 * cublas_ms / med,
                   maxerr > n * 1e-5 ? "  BAD RESULT" : "");
     }
-    cudaFree(A); cudaFree(B); cudaFree(C); cudaFree(R);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(R);
   }
   return 0;
 }

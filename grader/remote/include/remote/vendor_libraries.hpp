@@ -18,9 +18,9 @@ namespace remote {
 // cuSPARSELt), cuSOLVER (and cuSOLVERMg), cuRAND, NPP (libnppc, libnppial ...), nvJPEG, CUTLASS
 // builds, cuTENSOR, NVBLAS, cuDSS, TensorRT, MAGMA, and PyTorch's CUDA library (its GEMMs).
 inline const std::vector<std::string_view>& vendor_library_stems() {
-  static const std::vector<std::string_view> stems = {"cublas", "cudnn",  "cufft",   "cusparse", "cusolver",
-                                                      "curand", "npp",    "nvjpeg",  "cutlass",  "cutensor",
-                                                      "nvblas", "cudss",  "nvinfer", "magma",    "torch_cuda"};
+  static const std::vector<std::string_view> stems = {"cublas", "cudnn", "cufft",   "cusparse", "cusolver",
+                                                      "curand", "npp",   "nvjpeg",  "cutlass",  "cutensor",
+                                                      "nvblas", "cudss", "nvinfer", "magma",    "torch_cuda"};
   return stems;
 }
 
@@ -60,7 +60,8 @@ inline std::vector<std::string> vendor_libraries_mapped(std::string_view maps) {
     const auto path = line.find('/');  // the path is the last field, the only one with a slash
     if (path == std::string_view::npos) continue;
     std::string_view file = line.substr(path);
-    if (const auto deleted = file.rfind(" (deleted)"); deleted != std::string_view::npos) file = file.substr(0, deleted);
+    if (const auto deleted = file.rfind(" (deleted)"); deleted != std::string_view::npos)
+      file = file.substr(0, deleted);
     const auto slash = file.rfind('/');
     if (!is_vendor_math_library(file.substr(slash + 1))) continue;
     bool seen = false;

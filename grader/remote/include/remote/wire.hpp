@@ -18,20 +18,20 @@
 namespace remote {
 
 enum class Type : std::uint32_t {
-  Hello = 1,   // harness -> runner: the control block (IPC handle); runner -> harness: ready, its pid
-  Call = 2,    // harness -> runner: seq: run the call prepared (the clock is running)
-  Reply = 3,   // runner -> harness: seq, status, message, return value
-  Bye = 4,     // harness -> runner: exit
-  Started = 5, // runner -> harness: main() was reached (the submission's start-up code ran)
-  Prepare = 6, // harness -> runner: seq, the arena's size (arena.hpp), function name, arguments:
-               // decode them, write ready = seq on your stream (before the clock starts)
+  Hello = 1,    // harness -> runner: the control block (IPC handle); runner -> harness: ready, its pid
+  Call = 2,     // harness -> runner: seq: run the call prepared (the clock is running)
+  Reply = 3,    // runner -> harness: seq, status, message, return value
+  Bye = 4,      // harness -> runner: exit
+  Started = 5,  // runner -> harness: main() was reached (the submission's start-up code ran)
+  Prepare = 6,  // harness -> runner: seq, the arena's size (arena.hpp), function name, arguments:
+                // decode them, write ready = seq on your stream (before the clock starts)
 };
 
 // How a call ended, in the runner's words (the harness trusts only what makes a verdict worse).
 enum class Status : std::uint32_t {
   Ok = 0,
-  Error = 1,    // the call threw or a launch failed; the runner is still usable
-  Crashed = 2,  // a CUDA error that loses the context (illegal address, ...): the runner exits
+  Error = 1,            // the call threw or a launch failed; the runner is still usable
+  Crashed = 2,          // a CUDA error that loses the context (illegal address, ...): the runner exits
   InvalidArgument = 3,  // the call threw std::invalid_argument (an interface's way to refuse input)
 };
 
