@@ -46,10 +46,9 @@ std::optional<std::pair<double, double>> expected_of(const LabConfig& config, co
   return std::pair{*lo, *hi};
 }
 
-}  // namespace
-
-int run_profile(const Paths& paths, const InspectOptions& o) {
-  const LabConfig config = load_lab(paths, o.lab, o.overrides);
+// The exercises to profile, or the exit status of options that cannot be run (said on stderr).
+std::optional<int> refused(const Paths& paths, const LabConfig& config, const InspectOptions& o,
+                           std::vector<std::string>& exercises) {
   if (o.reference && !paths.has_reference(o.lab)) {
     std::cerr << no_reference_message(o.lab) << '\n';
     return 64;
@@ -59,7 +58,6 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
         << "grader: --expected-ranges needs --reference: the ranges are the reference solution's values on this GPU\n";
     return 64;
   }
-  std::vector<std::string> exercises;
   for (const auto& e : config.exercises())
     if ((o.exercise.empty() || e.name == o.exercise) && !profile_metric_ids(config, e.name).empty())
       exercises.push_back(e.name);
@@ -78,6 +76,77 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     std::cerr << "grader: --profile runs each exercise's timed cases: choose one with --exercise, not --filter\n";
     return 64;
   }
+  return std::nullopt;
+}
+
+// One kernel launch's rows as JSON.
+nlohmann::json launch_json(const KernelLaunch& launch, const KernelLaunch* match, const std::vector<MetricRow>& rows) {
+  nlohmann::json jk = {{"function", launch.function},
+                       {"kernel", launch.kernel},
+                       {"grid", launch.grid},
+                       {"block", launch.block},
+                       {"reference_kernel", match ? match->function : ""},
+                       {"metrics", nlohmann::json::object()}};
+  for (const auto& row : rows) {
+    const LabMetric& m = lab_metrics().at(row.id);
+    nlohmann::json jm = {{"label", m.label}, {"reading", m.reading}, {"look_here", row.look_here}};
+    jm["yours"] = row.yours ? nlohmann::json(*row.yours) : nlohmann::json();
+    jm["reference"] = row.reference ? nlohmann::json(*row.reference) : nlohmann::json();
+    if (row.expected) jm["expected"] = {row.expected->first, row.expected->second};
+    jk["metrics"][row.id] = jm;
+  }
+  return jk;
+}
+
+// One kernel launch's rows as text; `read`: the metrics whose reading an earlier row showed.
+void print_launch(const KernelLaunch& launch, const KernelLaunch* match, const std::vector<MetricRow>& rows,
+                  bool beside, std::set<std::string>& read) {
+  std::cout << fmt::format(
+      "  {} (grid {}, block {}){}\n", launch.function, launch.grid, launch.block,
+      match && match->function != launch.function ? ", beside the reference's " + match->function : "");
+  std::cout << fmt::format("  {:<40} {:>16}   {:>16}\n", "", "yours", beside ? "reference" : "expected");
+  for (const auto& row : rows) {
+    const LabMetric& m = lab_metrics().at(row.id);
+    std::string theirs_text = row.reference ? metric_text(m, row.reference)
+                              : row.expected
+                                  ? metric_text(m, row.expected->first) + " to " + metric_text(m, row.expected->second)
+                                  : "-";
+    std::cout << fmt::format("    {:<38} {:>16}   {:>16}{}\n", m.label, metric_text(m, row.yours), theirs_text,
+                             row.look_here ? "   <- look here" : "");
+    if (row.id != "duration" && read.insert(row.id).second) std::cout << fmt::format("      {}\n", m.reading);
+  }
+}
+
+// The last lines of the text report: how long, and what the comparison says.
+void print_footer(double seconds, bool look, bool compared, bool beside) {
+  std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
+                           look && beside ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
+                           : look         ? "\"<- look here\": yours is at least 1.5x worse than the expected "
+                                            "range's end there (the reference's values on the GPU lab.toml names)."
+                           : compared && beside ? "No metric is far from the reference's."
+                           : compared           ? "No metric is far from its expected range."
+                                                : "Nothing to compare them with (no profile of the reference, and no "
+                                                  "[profile.expected] range in lab.toml for your kernels' names): "
+                                                  "read each value with its line.");
+  std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";
+}
+
+// --expected-ranges: the [profile.expected] tables this GPU's reference gives, to paste into lab.toml.
+void print_expected_tables(const std::string& lab, const std::string& device, const std::string& tables) {
+  std::cout << fmt::format(
+      "\n# [profile.expected] of {}, measured on this GPU:\n#   {}\n"
+      "# The reference's values / 1.2 to x 1.2, for the starter's kernels. Put them in place\n"
+      "# of those tables in labs/{}/lab.toml before `grader release`; a student's --profile\n"
+      "# then shows them beside each kernel.\n{}",
+      lab, device, lab, tables);
+}
+
+}  // namespace
+
+int run_profile(const Paths& paths, const InspectOptions& o) {
+  const LabConfig config = load_lab(paths, o.lab, o.overrides);
+  std::vector<std::string> exercises;
+  if (const auto stop = refused(paths, config, o, exercises)) return *stop;
   const Tool ncu = find_ncu();
   if (ncu.path.empty()) {
     std::cerr << "grader: " << ncu.missing << '\n';
@@ -173,36 +242,8 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
         if (in_starter && row.id != "duration" && row.yours)
           expected_values[exercise][launch.function][row.id] = *row.yours;
       }
-      nlohmann::json jk = {{"function", launch.function},
-                           {"kernel", launch.kernel},
-                           {"grid", launch.grid},
-                           {"block", launch.block},
-                           {"reference_kernel", match ? match->function : ""},
-                           {"metrics", nlohmann::json::object()}};
-      for (const auto& row : rows) {
-        const LabMetric& m = lab_metrics().at(row.id);
-        nlohmann::json jm = {{"label", m.label}, {"reading", m.reading}, {"look_here", row.look_here}};
-        jm["yours"] = row.yours ? nlohmann::json(*row.yours) : nlohmann::json();
-        jm["reference"] = row.reference ? nlohmann::json(*row.reference) : nlohmann::json();
-        if (row.expected) jm["expected"] = {row.expected->first, row.expected->second};
-        jk["metrics"][row.id] = jm;
-      }
-      jx["kernels"].push_back(jk);
-      if (o.json) continue;
-      std::cout << fmt::format(
-          "  {} (grid {}, block {}){}\n", launch.function, launch.grid, launch.block,
-          match && match->function != launch.function ? ", beside the reference's " + match->function : "");
-      std::cout << fmt::format("  {:<40} {:>16}   {:>16}\n", "", "yours", beside ? "reference" : "expected");
-      for (const auto& row : rows) {
-        const LabMetric& m = lab_metrics().at(row.id);
-        std::string theirs_text =
-            row.reference  ? metric_text(m, row.reference)
-            : row.expected ? metric_text(m, row.expected->first) + " to " + metric_text(m, row.expected->second)
-                           : "-";
-        std::cout << fmt::format("    {:<38} {:>16}   {:>16}{}\n", m.label, metric_text(m, row.yours), theirs_text,
-                                 row.look_here ? "   <- look here" : "");
-        if (row.id != "duration" && read.insert(row.id).second) std::cout << fmt::format("      {}\n", m.reading);
-      }
+      jx["kernels"].push_back(launch_json(launch, match, rows));
+      if (!o.json) print_launch(launch, match, rows, beside, read);
     }
     if (!theirs.failure.empty() && !o.json)
       std::cout << "  (the reference could not be profiled: " << theirs.failure << ")\n";
@@ -214,24 +255,8 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
     if (o.expected_ranges) report["expected_ranges"] = tables;
     std::cout << report.dump(2) << std::endl;
   } else {
-    std::cout << fmt::format("\nProfiled in {:.0f} s. {}\n", seconds,
-                             look && beside
-                                 ? "\"<- look here\": yours is at least 1.5x worse than the reference's there."
-                             : look               ? "\"<- look here\": yours is at least 1.5x worse than the expected "
-                                                    "range's end there (the reference's values on the GPU lab.toml names)."
-                             : compared && beside ? "No metric is far from the reference's."
-                             : compared           ? "No metric is far from its expected range."
-                                                  : "Nothing to compare them with (no profile of the reference, and no "
-                                                    "[profile.expected] range in lab.toml for your kernels' names): "
-                                                    "read each value with its line.");
-    std::cout << "How to read them: docs/student-guide.md, section 7, and the lab's handout.\n";
-    if (o.expected_ranges)
-      std::cout << fmt::format(
-          "\n# [profile.expected] of {}, measured on this GPU:\n#   {}\n"
-          "# The reference's values / 1.2 to x 1.2, for the starter's kernels. Put them in place\n"
-          "# of those tables in labs/{}/lab.toml before `grader release`; a student's --profile\n"
-          "# then shows them beside each kernel.\n{}",
-          o.lab, device, o.lab, tables);
+    print_footer(seconds, look, compared, beside);
+    if (o.expected_ranges) print_expected_tables(o.lab, device, tables);
   }
   if (failed) return 3;
   return look ? 1 : 0;
