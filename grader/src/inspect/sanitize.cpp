@@ -136,6 +136,75 @@ fs::path inspect_program(const Paths& paths, const std::string& lab, bool refere
   return paths.build_root / "bin" / ((reference ? "inspect-reference-" : "inspect-") + lab);
 }
 
+namespace {
+
+// One tool over the program's cases: its records read, and what became of the run
+// ("clean", "found", "timed_out", "failed", with why).
+ToolRun run_tool(const fs::path& sanitizer, const std::string& tool, const fs::path& program, const std::string& filter,
+                 const std::map<std::string, std::string>& env, double timeout, const fs::path& run_dir) {
+  ToolRun run;
+  run.tool = tool;
+  ProcessOptions p;
+  // The tool's records in a file of their own (--log-file), the program's output in another:
+  // on one pipe, a line the program had not finished would break a record's line.
+  const fs::path log = run_dir / ("sanitize-" + tool + ".log");
+  const fs::path records = run_dir / ("sanitize-" + tool + ".records");
+  p.argv = {sanitizer.string(), "--log-file", records.string()};
+  for (const auto& a : tool_arguments(tool)) p.argv.push_back(a);
+  p.argv.push_back(program.string());
+  p.argv.push_back(filter);
+  p.set_env = env;
+  if (tool == "racecheck") p.set_env["WORKBOOK_FEWER_CASES"] = "1";  // grading::fewer_cases()
+  p.timeout_s = timeout;
+  p.output_file = log;
+  const fs::path results = run_dir / "sanitize-results.jsonl";
+  fs::remove(results);
+  fs::remove(records);
+  const ProcessResult r = run_process(p);
+  run.seconds = r.seconds;
+  const std::string text = read_file(records);
+  run.output = parse_sanitizer_output(tool, text);
+  run.distinct_hazards = distinct(run.output.hazards);
+  const bool spoke = text.find("=========") != std::string::npos;
+  const bool internal = std::any_of(run.output.notes.begin(), run.output.notes.end(), [](const std::string& n) {
+    return n.find("Internal Sanitizer Error") != std::string::npos;
+  });
+  // The program's own ending: 0 or 1 (Catch2: some case failed) or 70 (it stopped after a
+  // CUDA fault, which the tool's records explain) are normal; anything else is not.
+  const bool program_failed = r.signal != 0 || (r.exit_code != 0 && r.exit_code != 1 && r.exit_code != 70);
+  const bool cases_ran = !read_file(results).empty();
+  const bool found_something = !run.distinct_hazards.empty() || !run.output.api_errors.empty();
+  if (r.timed_out) {
+    run.status = "timed_out";
+    run.detail =
+        fmt::format("stopped after {:.0f} s: narrow it with --exercise or --filter (log: {})", timeout, log.string());
+  } else if (!spoke || r.failed_to_start || internal) {
+    run.status = "failed";
+    run.detail = fmt::format("compute-sanitizer did not run the program ({}). Last lines of {}:\n{}", r.describe(),
+                             records.string(), tail_of_file(records, 800) + tail_of_file(log, 800));
+  } else if (found_something) {
+    run.status = "found";
+  } else if (run.output.error_summary > 0) {
+    // It counted errors that no record here explains: its own words, whole.
+    run.status = "found";
+    run.detail = fmt::format("{} errors the grader could not read; the tool's words: {}", run.output.error_summary,
+                             records.string());
+  } else if (program_failed) {
+    run.status = "failed";
+    run.detail = fmt::format("the program ended abnormally ({}), nothing found before. Last lines of {}:\n{}",
+                             r.describe(), log.string(), tail_of_file(log, 800));
+  } else if (!cases_ran) {
+    run.status = "failed";
+    run.detail = fmt::format("no case ran: \"{}\" selects no test of {} (--list-tests shows them)", filter,
+                             program.filename().string());
+  } else {
+    run.status = "clean";
+  }
+  return run;
+}
+
+}  // namespace
+
 int run_sanitize(const Paths& paths, const InspectOptions& o) {
   const LabConfig config = load_lab(paths, o.lab, o.overrides);  // throws for an unknown lab
   if (o.reference && !paths.has_reference(o.lab)) {
@@ -188,64 +257,7 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
   std::vector<ToolRun> runs;
   bool found = false, unfinished = false;
   for (const auto& tool : tools) {
-    ToolRun run;
-    run.tool = tool;
-    ProcessOptions p;
-    // The tool's records in a file of their own (--log-file), the program's output in another:
-    // on one pipe, a line the program had not finished would break a record's line.
-    const fs::path log = run_dir / ("sanitize-" + tool + ".log");
-    const fs::path records = run_dir / ("sanitize-" + tool + ".records");
-    p.argv = {sanitizer.path.string(), "--log-file", records.string()};
-    for (const auto& a : tool_arguments(tool)) p.argv.push_back(a);
-    p.argv.push_back(program.string());
-    p.argv.push_back(filter);
-    p.set_env = env;
-    if (tool == "racecheck") p.set_env["WORKBOOK_FEWER_CASES"] = "1";  // grading::fewer_cases()
-    p.timeout_s = timeout;
-    p.output_file = log;
-    const fs::path results = run_dir / "sanitize-results.jsonl";
-    fs::remove(results);
-    fs::remove(records);
-    const ProcessResult r = run_process(p);
-    run.seconds = r.seconds;
-    const std::string text = read_file(records);
-    run.output = parse_sanitizer_output(tool, text);
-    run.distinct_hazards = distinct(run.output.hazards);
-    const bool spoke = text.find("=========") != std::string::npos;
-    const bool internal = std::any_of(run.output.notes.begin(), run.output.notes.end(), [](const std::string& n) {
-      return n.find("Internal Sanitizer Error") != std::string::npos;
-    });
-    // The program's own ending: 0 or 1 (Catch2: some case failed) or 70 (it stopped after a
-    // CUDA fault, which the tool's records explain) are normal; anything else is not.
-    const bool program_failed = r.signal != 0 || (r.exit_code != 0 && r.exit_code != 1 && r.exit_code != 70);
-    const bool cases_ran = !read_file(results).empty();
-    const bool found_something = !run.distinct_hazards.empty() || !run.output.api_errors.empty();
-    if (r.timed_out) {
-      run.status = "timed_out";
-      run.detail =
-          fmt::format("stopped after {:.0f} s: narrow it with --exercise or --filter (log: {})", timeout, log.string());
-    } else if (!spoke || r.failed_to_start || internal) {
-      run.status = "failed";
-      run.detail = fmt::format("compute-sanitizer did not run the program ({}). Last lines of {}:\n{}", r.describe(),
-                               records.string(), tail_of_file(records, 800) + tail_of_file(log, 800));
-    } else if (found_something) {
-      run.status = "found";
-    } else if (run.output.error_summary > 0) {
-      // It counted errors that no record here explains: its own words, whole.
-      run.status = "found";
-      run.detail = fmt::format("{} errors the grader could not read; the tool's words: {}", run.output.error_summary,
-                               records.string());
-    } else if (program_failed) {
-      run.status = "failed";
-      run.detail = fmt::format("the program ended abnormally ({}), nothing found before. Last lines of {}:\n{}",
-                               r.describe(), log.string(), tail_of_file(log, 800));
-    } else if (!cases_ran) {
-      run.status = "failed";
-      run.detail = fmt::format("no case ran: \"{}\" selects no test of {} (--list-tests shows them)", filter,
-                               program.filename().string());
-    } else {
-      run.status = "clean";
-    }
+    ToolRun run = run_tool(sanitizer.path, tool, program, filter, env, timeout, run_dir);
     found = found || run.status == "found";
     unfinished = unfinished || run.status == "timed_out" || run.status == "failed";
     if (!o.json) std::cout << render(run, sources) << std::flush;
