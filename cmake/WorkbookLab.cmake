@@ -62,7 +62,7 @@ function(workbook_add_lab lab)
     target_include_directories(${flavour}-${lab}-code PUBLIC ${lab_dir})
     target_link_libraries(${flavour}-${lab}-code PUBLIC workbook::common)
 
-    add_executable(${flavour}-${lab} ${PROJECT_SOURCE_DIR}/grader/src/test_program_info.cpp)
+    add_executable(${flavour}-${lab} ${PROJECT_SOURCE_DIR}/grader/kit/src/test_program_info.cpp)
     target_compile_definitions(${flavour}-${lab} PRIVATE
       WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"
       WORKBOOK_SOURCE_DIR="${code_dir}")
@@ -93,7 +93,7 @@ function(workbook_add_lab lab)
       else()
         set(inspect inspect-reference-${lab})
       endif()
-      add_executable(${inspect} ${PROJECT_SOURCE_DIR}/grader/src/test_program_info.cpp)
+      add_executable(${inspect} ${PROJECT_SOURCE_DIR}/grader/kit/src/test_program_info.cpp)
       target_compile_definitions(${inspect} PRIVATE
         WORKBOOK_INSPECT_PROGRAM
         WORKBOOK_LAB_TOML="${lab_dir}/lab.toml"

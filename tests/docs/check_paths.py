@@ -27,8 +27,9 @@ OUTSIDE = re.compile(r'DESIGN\.md|course-notes|\.\./shared/')
 PLACEHOLDER = re.compile(r'[<>*{}$]')
 
 
-# A header is named as its #include names it (grader/catch.hpp is grader/include/grader/catch.hpp).
-INCLUDE_DIRS = ('', 'grader/include', 'common/include')
+# A header is named as its #include names it (grader/catch.hpp is grader/kit/include/grader/catch.hpp,
+# grader/results.hpp is grader/include/grader/results.hpp).
+INCLUDE_DIRS = ('', 'grader/include', 'grader/kit/include', 'common/include')
 
 
 def comment_of(rel, line):

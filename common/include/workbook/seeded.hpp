@@ -1,7 +1,7 @@
 // The seeded streams as functions of (seed, index): element i of a stream is SplitMix64's
 // (i + 1)-th output, so any element can be made on its own, on the CPU or on the GPU, with the
 // same bits. random.hpp's vectors are built from these, and the grader's device fills
-// (grader/src/device_inputs.cu) call them from kernels: a seed printed in a report reproduces the inputs
+// (grader/kit/src/device_inputs.cu) call them from kernels: a seed printed in a report reproduces the inputs
 // whichever side drew them (tests/gpu compares the two).
 //
 // Host and device code alike; the arithmetic is spelled out with round-to-nearest intrinsics on

@@ -1,5 +1,5 @@
 // Catch2's implementation and its runner, compiled once for every test program with a main() of
-// its own: the labs' test programs (src/test_main.cpp), unit-tests, gpu-tests and
+// its own: the labs' test programs (grader/kit/src/test_main.cpp), unit-tests, gpu-tests and
 // particle-storm-selftest. Catch2 v2 is one header that compiles its whole implementation
 // wherever CATCH_CONFIG_RUNNER is defined, and declares Catch::Session only there: about 30 s of
 // one core, which each of those programs used to spend again. Catch2 v3 is a compiled library

@@ -1,6 +1,6 @@
 // main() of every lab's test program, compiled once for all of them (Catch2's implementation is
-// src/catch_impl.cpp, also compiled once). What differs between programs (which lab.toml, whose
-// sources, which runner) comes from grader/src/test_program_info.cpp, compiled per program.
+// grader/kit/src/catch_impl.cpp, also compiled once). What differs between programs (which lab.toml, whose
+// sources, which runner) comes from grader/kit/src/test_program_info.cpp, compiled per program.
 //
 // Without a usable GPU the program prints why and exits with status 77, which CTest reports as
 // "Skipped" (SKIP_RETURN_CODE), never as passed.

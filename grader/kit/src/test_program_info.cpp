@@ -1,4 +1,4 @@
-// One lab test program's own constants (grader/include/grader/test_program.hpp), from the
+// One lab test program's own constants (grader/kit/include/grader/test_program.hpp), from the
 // compile definitions cmake/WorkbookLab.cmake gives it. The only file compiled per program.
 #include "grader/test_program.hpp"
 

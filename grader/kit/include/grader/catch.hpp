@@ -17,7 +17,7 @@
 
 namespace grader {
 // Runs the tests named on the command line (Catch2's Session): 0 when all passed, 1 otherwise.
-// main() calls it instead of defining CATCH_CONFIG_RUNNER (grader/src/catch_impl.cpp says why;
+// main() calls it instead of defining CATCH_CONFIG_RUNNER (grader/kit/src/catch_impl.cpp says why;
 // link grader_catch).
 int run_catch_session(int argc, char** argv);
 }  // namespace grader

@@ -1,7 +1,7 @@
 // What makes one lab's test program itself: its lab.toml, the sources under test and, where the
 // code under test runs in a process of its own (grader/remote/), the runner to start. Defined
-// per program by grader/src/test_program_info.cpp (from compile definitions); read by the main()
-// all test programs share (grader/src/test_main.cpp, compiled once).
+// per program by grader/kit/src/test_program_info.cpp (from compile definitions); read by the main()
+// all test programs share (grader/kit/src/test_main.cpp, compiled once).
 #pragma once
 
 namespace grading::program {
