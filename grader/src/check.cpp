@@ -104,7 +104,9 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   // One check of a lab at a time per build folder: two at once would build into the same test
   // program and append to the same results file (each report then mixing in the other's cases),
   // and time their kernels on a shared GPU. A second one waits its turn, saying so.
+  const auto wait_started = std::chrono::steady_clock::now();
   const FileLock lock = lock_lab_runs(run_dir, "grader check " + o.lab);
+  const double wait_s = seconds_since(wait_started);
   const fs::path program = paths.test_program(o.lab, o.reference);
   const bool tty = ::isatty(STDERR_FILENO) && !o.json;
 
@@ -201,6 +203,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   report.filter = o.filter;
   report.thresholds = o.thresholds_note;
   report.time = sum_case_times(read_results(results), build_s, seconds_since(tests_started));
+  report.time->wait_s = wait_s;
   return finish(report);
 }
 

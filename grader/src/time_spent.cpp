@@ -35,7 +35,8 @@ std::string describe(const TimeSpent& t) {
     kinds +=
         fmt::format("{}{} {:.1f} s{}", kinds.empty() ? "" : "; ", kind, at("case"), parts.empty() ? "" : ": " + parts);
   }
-  std::string line = fmt::format("Time: {:.1f} s:", t.build_s + t.tests_s);
+  std::string line = fmt::format("Time: {:.1f} s:", t.wait_s + t.build_s + t.tests_s);
+  if (t.wait_s >= 0.05) line += fmt::format(" waiting for another check {:.1f} s,", t.wait_s);
   if (t.build_s > 0) line += fmt::format(" build {:.1f} s,", t.build_s);
   line += fmt::format(" tests {:.1f} s", t.tests_s);
   if (!kinds.empty()) line += " (" + kinds + ")";
@@ -43,7 +44,7 @@ std::string describe(const TimeSpent& t) {
 }
 
 nlohmann::json to_json(const TimeSpent& t) {
-  return {{"build_s", t.build_s}, {"tests_s", t.tests_s}, {"kinds", t.kinds}};
+  return {{"wait_s", t.wait_s}, {"build_s", t.build_s}, {"tests_s", t.tests_s}, {"kinds", t.kinds}};
 }
 
 }  // namespace grader

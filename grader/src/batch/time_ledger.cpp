@@ -83,7 +83,9 @@ std::string TimeLedger::line(double wall_s, int workers) const {
   out += fmt::format("), waiting for the GPU {:.1f} s, collect {:.1f} s", s.gpu_wait_s, s.collect_s);
   if (s.profile_s > 0) out += fmt::format(", profiles {:.1f} s", s.profile_s);
   // Inside the cases: the grader's own work against the submissions' calls.
-  const std::string kinds = describe(TimeSpent{0, 0, s.cases.kinds});
+  TimeSpent inside;
+  inside.kinds = s.cases.kinds;
+  const std::string kinds = describe(inside);
   const auto open = kinds.find('(');
   if (open != std::string::npos && !s.cases.kinds.empty()) out += "; inside the cases " + kinds.substr(open);
   out += fmt::format("; summed over the submissions, {} at a time", workers);
