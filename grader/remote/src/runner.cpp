@@ -190,6 +190,15 @@ int serve(int fd) {
         prepare_status = Status::Error;
         prepare_message = vendor;
       }
+      // Every call ends with the device idle (the synchronize before the reply), so work on this
+      // stream now was queued between calls, by a thread of the submission's: it would run before
+      // the clock starts (ready waits behind it) and could compute the next answer ahead.
+      if (cudaStreamQuery(g_stream) == cudaErrorNotReady && prepare_status == Status::Ok) {
+        prepare_status = Status::Error;
+        prepare_message =
+            "work was queued on the call's stream between calls (a thread of your code's?): only the "
+            "call itself may put work on it";
+      }
       warm(g_stream);
       driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, prepared_seq);
       continue;
