@@ -237,12 +237,16 @@ TEST_CASE("the build template's commands are a submission's own with its folders
   const std::string mine = replace_paths(compile, {{"/t/src", "/w/alice/src"}, {"/t/build", "/w/alice/build"}});
   CHECK(mine.find("/t/") == std::string::npos);
   CHECK(compiled_source(mine) == "/w/alice/src/matmul.cu");
-  const std::string link = ": && /usr/bin/c++ x.o -o runner libsubmission-code.a && :";
+  // CMake 4 with GNU ld has the linker write its dependencies into a folder of their own.
+  const std::string link =
+      ": && /usr/bin/c++ -Wl,--dependency-file=CMakeFiles/runner.dir/link.d x.o -o runner libsubmission-code.a && :";
+  CHECK(command_outputs(link) == std::vector<std::string>{"CMakeFiles/runner.dir/link.d", "runner"});
   const std::string script = build_script({link, compile});
   // Every compile before the link, which runs only if all compiled.
   CHECK(script.find("nvcc") < script.find("/usr/bin/c++"));
   CHECK(script.find("[ $failed = 0 ] || exit 1") < script.find("/usr/bin/c++"));
   CHECK(script.find("mkdir -p 'CMakeFiles/s.dir/t/src'") != std::string::npos);
+  CHECK(script.find("mkdir -p 'CMakeFiles/runner.dir'") != std::string::npos);
 }
 
 TEST_CASE("the time ledger adds up the stages and says them in one line", "[batch][time]") {

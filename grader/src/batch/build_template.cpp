@@ -61,8 +61,12 @@ std::string replace_paths(std::string text, const std::map<std::string, std::str
 std::vector<std::string> command_outputs(const std::string& command) {
   const auto w = words(command);
   std::vector<std::string> out;
-  for (std::size_t i = 0; i + 1 < w.size(); ++i)
-    if (w[i] == "-o" || w[i] == "-MF") out.push_back(w[i + 1]);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if ((w[i] == "-o" || w[i] == "-MF") && i + 1 < w.size()) out.push_back(w[i + 1]);
+    // The linker's own dependency file (CMake 3.27+ with GNU ld: -Wl,--dependency-file=PATH).
+    static const std::string dep = "--dependency-file=";
+    if (const auto at = w[i].find(dep); at != std::string::npos) out.push_back(w[i].substr(at + dep.size()));
+  }
   return out;
 }
 

@@ -22,7 +22,8 @@ namespace grader {
 // `text` with every occurrence of each key replaced by its value (longest keys first).
 std::string replace_paths(std::string text, const std::map<std::string, std::string>& paths);
 
-// The files a command writes that may sit in folders not made yet: the words after -o and -MF.
+// The files a command writes that may sit in folders not made yet: the words after -o and -MF,
+// and the linker's dependency file (-Wl,--dependency-file=PATH, which CMake 3.27+ adds).
 std::vector<std::string> command_outputs(const std::string& command);
 
 // The file a command writes with -o ("" when none).
