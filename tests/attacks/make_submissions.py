@@ -10,7 +10,24 @@ import os, re, sys
 def solution_text(path):
     return re.sub(r'^[ \t]*//( BEGIN SOLUTION.*| STARTER| END SOLUTION|\|.*)\n', '', open(path).read(), flags=re.M)
 
-src, build, out = sys.argv[1:4]
+# make_submissions.py <src> <build> <out> [--only a,b,...]: every submission, or only those named.
+# make_submissions.py <src> <build> <out> --copies N [--lab LAB]: N copies of LAB's reference
+# (ref-1 .. ref-N), for a leaderboard that must tie them (board-on-gpu.sh --copies).
+args = sys.argv[1:]
+def option(name, default=None):
+    if name not in args: return default
+    i = args.index(name)
+    value = args[i + 1]
+    del args[i:i + 2]
+    return value
+only, copies, lab = option('--only'), option('--copies'), option('--lab', 'matmul-tiled')
+src, build, out = args[:3]
+if copies:
+    text = solution_text(f'{src}/solutions/{lab}/' + {'matmul-tiled': 'matmul.cu', 'coalescing': 'coalescing.cu'}[lab])
+    for i in range(1, int(copies) + 1):
+        os.makedirs(f'{out}/ref-{i}', exist_ok=True)
+        open(f'{out}/ref-{i}/' + ('matmul.cu' if lab == 'matmul-tiled' else 'coalescing.cu'), 'w').write(text)
+    sys.exit(0)
 starter = open(f'{src}/labs/matmul-tiled/matmul.cu').read()
 ref = solution_text(f'{src}/solutions/matmul-tiled/matmul.cu')
 fx = lambda name: open(f'{os.path.dirname(__file__)}/fixtures/{name}.cu.in').read() \
@@ -50,6 +67,21 @@ dynamic_shared = ref.replace(tiled_body.group(2), dynamic_body) \
     .replace('tiledKernel<TILE_WIDTH><<<grid, block, 0, stream>>>', 'tiledKernel<TILE_WIDTH><<<grid, block, 2 * TILE_WIDTH * TILE_WIDTH * sizeof(float), stream>>>') \
     .replace('namespace matmul {', fx('dynamic-shared') + '\nnamespace matmul {', 1)
 assert 'sizeof(float), stream>>>' in dynamic_shared
+# cooperative-groups tiles: the kernel's body is calls of helpers (fixtures/cg-tiles.cu.in).
+cg_body = '  Tiles<TILE_WIDTH>& tiles = block_tiles<TILE_WIDTH>();\n' \
+          '  const int row = blockIdx.y * TILE_WIDTH + threadIdx.y, col = blockIdx.x * TILE_WIDTH + threadIdx.x;\n' \
+          '  float sum = 0.0f;\n' \
+          '  for (int k0 = 0; k0 < K; k0 += TILE_WIDTH) {\n' \
+          '    load_tiles(tiles, A, B, M, N, K, row, col, k0);\n' \
+          '    cg::this_thread_block().sync();  // the whole tile is loaded\n' \
+          '    sum = multiply_tiles(tiles, sum);\n' \
+          '    cg::this_thread_block().sync();  // everyone is done with it\n' \
+          '  }\n' \
+          '  if (row < M && col < N) C[row * N + col] = sum;'
+cg_tiles = ref.replace(tiled_body.group(2), cg_body).replace('namespace matmul {', fx('cg-tiles') + '\nnamespace matmul {', 1)
+# Fixtures that bring their own tiled() (the reference's removed, its kernel and launchTiled kept).
+without_tiled = ref.replace(tiled_fn, '')
+assert 'void tiled(' not in without_tiled
 subs = {
     'good': ref,
     'good-copy': ref,
@@ -91,7 +123,15 @@ subs = {
     'unchecked-loads': unchecked_loads,
     'tiles-in-helper': tiles_in_helper,
     'dynamic-shared': dynamic_shared,
+    'vendor-cublas': without_tiled + fx('vendor-cublas'),
+    'escape-rows': without_tiled + fx('escape-rows'),
+    'prefetch-thread': without_tiled + fx('prefetch-thread'),
+    'cg-tiles': cg_tiles,
 }
+if only:
+    unknown = set(only.split(',')) - set(subs)
+    assert not unknown, f'no such submission: {sorted(unknown)}'
+    subs = {name: subs[name] for name in only.split(',')}
 for name, text in subs.items():
     os.makedirs(f'{out}/{name}', exist_ok=True)
     open(f'{out}/{name}/matmul.cu', 'w').write(text)

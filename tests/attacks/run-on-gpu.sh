@@ -4,7 +4,8 @@
 # Builds the submissions (make_submissions.py: each fixture added to the shipped starter or the
 # reference), grades them in the sandbox with a 10 s call timeout (so the hanging fixture costs
 # little), and compares every student's status and points with expected.tsv (check_batch.py).
-# Exit status: 0 when every attack got what expected.tsv says, 1 otherwise.
+# Exit status: 0 when every attack got what expected.tsv says, 1 otherwise. The same attacks
+# through `grader leaderboard`: board-on-gpu.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:-build/gpu}" && pwd)
