@@ -11,12 +11,18 @@
 //            the chosen steps, counts its copies (transfers.hpp), writes the results into the
 //            arena.
 //
+// The steps' maximum is wrapped (layer_samples.hpp): before it runs, a small kernel samples the
+// layer it is handed (cells drawn at random then, and around each particle's impact) into the
+// harness's device memory, and the reply says how many times simulate() called it, so that the
+// harness checks the layer after every storm and not only its maximum.
+//
 // The grader's steps must run in the runner (they work on the student's device memory, inside
 // the student's simulate()), so the runner has its own copy of tiers.cu, compiled into this
 // file's anonymous namespace: its names cannot clash with a submission's, and a submission
 // that declares `storm_tiers::ref1_steps()` finds nothing to link. (nvcc gives the namespace
 // a unique name rather than internal linkage, so this is hygiene, not secrecy: tiers.cu's
 // source is part of the grader anyway.)
+#include "layer_samples.hpp"
 #include "remote/arena.hpp"
 #include "remote/call.hpp"
 #include "storm.h"
@@ -26,7 +32,10 @@
 #include "workbook/stream.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <memory>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -51,11 +60,14 @@ struct SimulateArguments {
   remote::HostBlock posval;   // every storm's posval, one after the other
   remote::HostBlock lengths;  // num_storms uint64: each storm's posval.size()
   remote::HostBlock results;  // num_storms storm::Result, written by the runner
+  // The layer samples (layer_samples.hpp): null when the call was not staged.
+  remote::PointerRef sample_fixed, sample_positions, sample_values;
 };
 
 struct SimulateReply {
   std::uint64_t returned = 0;  // the size of the vector simulate() returned
   storm_grading::Transfers transfers;
+  std::uint32_t maximum_calls = 0;  // how many times simulate() called steps.maximum
 };
 
 }  // namespace
@@ -70,6 +82,82 @@ namespace {
 }  // namespace
 
 namespace {
+
+// The layer check (layer_samples.hpp): the state of the call in progress, and the wrapper that
+// simulate() gets as steps.maximum.
+struct LayerCheck {
+  bool active = false;
+  std::uint32_t calls = 0;  // steps.maximum calls so far in this call
+  int layer_size = 0;
+  std::shared_ptr<const storm_grading::SampleLayout> layout;  // null: not sampled
+  const int* fixed = nullptr;
+  int* positions = nullptr;
+  float* values = nullptr;
+  decltype(storm::Steps::maximum) inner = nullptr;  // the maximum it wraps
+};
+LayerCheck g_check;
+
+// A seed nobody can know before the call: the operating system's randomness (std::random_device,
+// opened once before any call's clock starts) and the clock, mixed. Where the sandbox leaves no
+// source of randomness, the clock and a counter alone (still unknown before the call).
+std::uint64_t fresh_seed() {
+  static std::unique_ptr<std::random_device> device = []() -> std::unique_ptr<std::random_device> {
+    try {
+      return std::make_unique<std::random_device>();
+    } catch (...) {
+      return nullptr;
+    }
+  }();
+  static std::uint64_t counter = 0;
+  std::uint64_t r = ++counter * 0xD1B54A32D192ED03ull;
+  if (device) {
+    try {
+      r ^= (std::uint64_t((*device)()) << 32) ^ (*device)();
+    } catch (...) {
+    }
+  }
+  return r ^ (std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ull);
+}
+
+// Slot t of a storm's sample: its cell (the whole layer: cell t; else a fixed cell, then random
+// ones) and that cell's value.
+__global__ void sampleLayerKernel(const float* layer, int layer_size, const int* fixed, unsigned fixed_count,
+                                  bool whole, std::uint64_t seed, int* positions, float* values, unsigned count) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= count) return;
+  const int k = whole ? int(t) : t < fixed_count ? fixed[t] : storm_grading::random_cell(seed, t, layer_size);
+  positions[t] = k;
+  values[t] = layer[k];
+}
+
+void sample_then(const float* layer, int layer_size, float* candidate_values, int* candidate_positions,
+                 float* max_value, int* max_position, cudaStream_t stream) {
+  if (g_check.active) {
+    const std::uint32_t i = g_check.calls++;
+    const auto* l = g_check.layout.get();
+    if (l && i < l->particles.size() && l->slot_count(i) > 0) {
+      const auto count = static_cast<unsigned>(l->slot_count(i));
+      sampleLayerKernel<<<(count + 255) / 256, 256, 0, stream>>>(
+          layer, g_check.layer_size, g_check.fixed + l->fixed_offset[i], static_cast<unsigned>(l->fixed_count(i)),
+          l->whole(i), fresh_seed(), g_check.positions + l->slot_offset[i], g_check.values + l->slot_offset[i], count);
+    }
+  }
+  g_check.inner(layer, layer_size, candidate_values, candidate_positions, max_value, max_position, stream);
+}
+
+// Active for the call of simulate() only: a thread of the submission's that calls the wrapper
+// later samples nothing.
+struct LayerCheckScope {
+  explicit LayerCheckScope(const LayerCheck& c) {
+    g_check = c;
+    g_check.active = true;
+  }
+  ~LayerCheckScope() {  // the wrapped maximum stays: a later call of the wrapper still computes
+    const auto inner = g_check.inner;
+    g_check = LayerCheck{};
+    g_check.inner = inner;
+  }
+};
 
 remote::Bound bind_simulate(remote::Reader& in) {
   const auto a = in.get<SimulateArguments>();
@@ -86,14 +174,36 @@ remote::Bound bind_simulate(remote::Reader& in) {
     (*storms)[i].posval.assign(posval + at, posval + at + lengths[i]);
     at += lengths[i];
   }
-  const storm::Steps steps = a.steps == StepsChoice::GradersRef1
-                                 ? storm_tiers::ref1_steps()
-                                 : storm::Steps{storm::update, storm::relax, storm::maximum};
+  storm::Steps steps = a.steps == StepsChoice::GradersRef1 ? storm_tiers::ref1_steps()
+                                                           : storm::Steps{storm::update, storm::relax, storm::maximum};
+  // steps.maximum samples the layer, then runs the chosen maximum: the same wrapper whether or not
+  // this call is sampled, so that nothing in simulate() can tell a checked call from another.
+  LayerCheck check;
+  check.inner = steps.maximum;
+  check.layer_size = a.layer_size;
+  steps.maximum = sample_then;
+  if (a.sample_positions.kind != 0) {
+    std::vector<int> counts(a.num_storms);
+    for (std::uint32_t i = 0; i < a.num_storms; ++i) counts[i] = (*storms)[i].size();
+    check.layout =
+        std::make_shared<const storm_grading::SampleLayout>(storm_grading::sample_layout(a.layer_size, counts));
+    check.fixed = static_cast<const int*>(remote::open_pointer(a.sample_fixed));
+    check.positions = static_cast<int*>(remote::open_pointer(a.sample_positions));
+    check.values = static_cast<float*>(remote::open_pointer(a.sample_values));
+    if (!check.positions || !check.values || (!check.fixed && check.layout->fixed_total() > 0))
+      throw std::runtime_error("malformed call (layer sample buffers)");
+  }
+  (void)fresh_seed();  // the random device opened now, before the clock
   auto* results = static_cast<storm::Result*>(remote::arena_open(a.results));
   return [=](remote::Writer& out) {
     storm_grading::TransferCount count;
-    const std::vector<storm::Result> got = storm::simulate(a.layer_size, *storms, steps);
     SimulateReply reply;
+    std::vector<storm::Result> got;
+    {
+      LayerCheckScope scope(check);
+      got = storm::simulate(a.layer_size, *storms, steps);
+      reply.maximum_calls = g_check.calls;
+    }
     reply.transfers = count.stop();
     reply.returned = got.size();
     std::copy_n(got.begin(), std::min<std::size_t>(got.size(), a.num_storms), results);
@@ -120,6 +230,16 @@ std::vector<storm::Result> storm::simulate(int layer_size, const std::vector<Sto
   else
     throw std::logic_error("internal: simulate() called with steps the runner does not have");
   a.num_storms = static_cast<std::uint32_t>(storms.size());
+  // The layer samples, where the caller staged this call (layer_samples.hpp): only pointers here,
+  // the fixed cells went up before the clock.
+  auto& stage = storm_grading::sample_stage();
+  const bool sampled = stage.matches(layer_size, storms);
+  if (sampled) {
+    a.sample_fixed = remote::share_pointer(stage.fixed.data());
+    a.sample_positions = remote::share_pointer(stage.positions.data());
+    a.sample_values = remote::share_pointer(stage.values.data());
+  }
+  storm_grading::last_layer_samples().reset();
 
   remote::arena_begin();
   std::vector<std::uint64_t> lengths(storms.size());
@@ -137,6 +257,8 @@ std::vector<storm::Result> storm::simulate(int layer_size, const std::vector<Sto
   remote::Reader r(value);
   const auto reply = r.get<SimulateReply>();
   storm_grading::count_foreign(reply.transfers);
+  storm_grading::last_layer_samples() =
+      storm_grading::LayerSampleRecord{sampled, static_cast<std::uint32_t>(a.steps), reply.maximum_calls};
   // A result vector of the wrong size is reported as such; its first storms.size() entries
   // are the ones that came back.
   std::vector<Result> results(std::min<std::uint64_t>(reply.returned, storms.size() + 1000));

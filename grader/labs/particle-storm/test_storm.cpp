@@ -7,7 +7,10 @@
 // inputs made for it; `resident` is graded with the grader's own steps (Ref1), so that it
 // depends only on simulate(); the whole program (your simulate with your steps) is graded end
 // to end and timed against the sequential baseline, beside the reference tiers Ref1 and Ref2.
+// Every call of simulate() is checked storm by storm: each maximum, and the layer it was taken
+// from (cells sampled at random during the call and around every impact: layer_samples.hpp).
 #include "generator.hpp"
+#include "layer_samples.hpp"
 #include "grader/baseline_cache.hpp"
 #include "grader/grading.hpp"
 #include "reference.hpp"
@@ -37,7 +40,9 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -447,6 +452,107 @@ std::string wrong_results(const std::vector<Result>& expected, const std::vector
   return detail;
 }
 
+// ---- the whole layer (layer_samples.hpp) ----------------------------------------------------------
+
+// The workloads (steps, layer size, storms) whose every storm's layer and maximum a call of the
+// student's simulate() got right in this run. A later call on the same storms with the same steps
+// may return its results without running the steps at all (results it remembers): those were
+// checked, cell by cell, when it computed them.
+std::set<std::uint64_t>& checked_workloads() {
+  static std::set<std::uint64_t> keys;
+  return keys;
+}
+std::uint64_t workload_key(std::uint32_t steps, int layer_size, const std::vector<Storm>& storms) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
+  const auto mix = [&h](std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xFF)) * 1099511628211ull;
+  };
+  mix(steps);
+  mix(std::uint64_t(layer_size));
+  mix(storms.size());
+  for (const Storm& s : storms) {
+    mix(s.posval.size());
+    for (int v : s.posval) mix(std::uint32_t(v));
+  }
+  return h;
+}
+
+// The sampled cells of storms 0 .. storms-1 against the reference layers: "" when every one is
+// within the tolerance of its cell (sg::tolerance, as update's cases), else the first storm with
+// a wrong cell, described.
+std::string wrong_layers(const std::vector<sg::RefLayer>& layers, std::size_t storms) {
+  const auto& stage = sg::sample_stage();
+  const auto& l = stage.layout;
+  const std::size_t slots = l.slot_offset[storms];
+  if (slots == 0) return "";
+  std::vector<int> positions(slots);
+  std::vector<float> values(slots);
+  CUDA_CHECK(cudaMemcpy(positions.data(), stage.positions.data(), slots * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(values.data(), stage.values.data(), slots * sizeof(float), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < storms; ++i) {
+    const sg::RefLayer& ref = layers[i];
+    std::size_t wrong = 0, checked = 0, first = 0;
+    for (std::size_t t = l.slot_offset[i]; t < l.slot_offset[i + 1]; ++t) {
+      const int k = positions[t];
+      if (k < 0 || k >= ref.size()) {  // the runner writes the cells it read: never outside
+        return strf("storm %zu of %zu: internal: the layer sample names cell %d of %d", i + 1, layers.size(), k,
+                    ref.size());
+      }
+      const float expected = ref.value[k];
+      if (!std::isfinite(expected)) continue;  // nothing to compare with (the results' check judges)
+      ++checked;
+      const double allowed = sg::tolerance(ref, k);
+      if (!(std::isfinite(values[t]) && std::fabs(double(values[t]) - expected) <= allowed) && wrong++ == 0) first = t;
+    }
+    if (wrong == 0) continue;
+    const int k = positions[first];
+    std::string detail = strf(
+        "storm %zu of %zu: cells of the layer were wrong (the layer simulate() handed to steps.maximum, %s): "
+        "layer[%d] expected %.9g, got %.9g (allowed +-%.3g); %zu of %zu cells checked wrong",
+        i + 1, layers.size(),
+        l.whole(i)
+            ? "every cell"
+            : "checked at both ends, around every particle's impact and at cells drawn at random during the call",
+        k, ref.value[k], values[first], sg::tolerance(ref, k), wrong, checked);
+    if (std::isnan(values[first]))
+      detail +=
+          "; a NaN: a cell never written (the grader leaves NaN in free device memory: zero the layer on the device)";
+    return detail;
+  }
+  return "";
+}
+
+// One call of a program judged: each storm's result (wrong_results) and, for the student's
+// simulate() (which runs in the runner, remote.cu), the layer after each storm. The call must
+// have been staged (sg::stage_layer_samples) just before it, and no count of copies may be
+// running (the samples are read back with cudaMemcpy).
+std::string check_program(int layer_size, const std::vector<Storm>& storms, const std::vector<Result>& expected,
+                          const std::vector<sg::RefLayer>& layers, const std::vector<Result>& got) {
+  const std::optional<sg::LayerSampleRecord> record = sg::last_layer_samples();
+  sg::last_layer_samples().reset();
+  const std::string results = wrong_results(expected, layers, got);
+  if (!record || !record->sampled) return results;  // the tiers (the grader's own programs)
+  const std::size_t n = storms.size();
+  const std::size_t calls = record->maximum_calls;
+  const std::uint64_t key = workload_key(record->steps, layer_size, storms);
+  if (calls == n) {
+    std::string layer = wrong_layers(layers, n);
+    if (!layer.empty())
+      return layer + (results.empty() ? "; each storm's maximum was right, but every cell of the layer must be"
+                                      : "; the maxima are wrong too: " + results);
+    if (results.empty()) checked_workloads().insert(key);
+    return results;
+  }
+  if (!results.empty()) return results;                         // the starter's placeholders and the like say more
+  if (calls == 0 && checked_workloads().count(key)) return "";  // remembered from a call checked in full
+  return strf(
+      "simulate() called steps.maximum %zu times for %zu storms: storm.h asks it to call steps.update, steps.relax "
+      "(or relax by ping-pong) and steps.maximum once per storm, through `steps`, not directly: the grader checks "
+      "the layer that each call of steps.maximum is handed, so results returned without it cannot be checked%s",
+      calls, n,
+      calls == 0 ? " (results remembered from an earlier call with other steps, or computed without the steps?)" : "");
+}
+
 // A workload: the storms and the reference's results and layers.
 struct Workload {
   std::string name;
@@ -489,6 +595,9 @@ std::vector<Workload>& program_workloads() {
       {4097, 4, 500, -200, 4296, -1000, 1000},
       {100003, 2, 1000, 0, 100002, 1, 1000},
       {1 << 20, 2, 200, -1000, (1 << 20) + 1000, 1, 1000},
+      // The leaderboard's layer, with both signs and particles off both ends (the layer check
+      // makes a program that computes only near the particles fail here, whatever its maxima).
+      {1 << 20, 2, 512, -65536, (1 << 20) + 65536, -1000, 1000},
   };
   int index = 0;
   for (const auto& g : generated) {
@@ -508,13 +617,15 @@ std::vector<Workload>& program_workloads() {
 }
 
 // Runs the program twice on the workload (the second run likely gets the first one's memory
-// back: a layer that is not zeroed then starts from the first run's energy).
+// back: a layer that is not zeroed then starts from the first run's energy). Each run is judged
+// on its results and on its layer after every storm (check_program).
 void run_program_case(const Workload& w, const Program& program, CaseResult& r) {
   r.metrics = {{"layer_size", w.layer_size}, {"storms", w.storms.size()}};
   dirty_device_memory(std::size_t(w.layer_size) * 4 * sizeof(float) + (1 << 20));
   for (int run = 0; run < 2; ++run) {
+    sg::stage_layer_samples(w.layer_size, w.storms);
     const auto got = program(w.layer_size, w.storms);
-    const std::string wrong = wrong_results(w.expected, w.layers, got);
+    const std::string wrong = check_program(w.layer_size, w.storms, w.expected, w.layers, got);
     if (!wrong.empty()) {
       r.outcome = Outcome::Incorrect;
       r.detail =
@@ -698,6 +809,7 @@ struct Timed {
 double call_program(Timed& p, int layer_size, const std::vector<Storm>& storms, const std::vector<Result>& expected,
                     const std::vector<sg::RefLayer>& layers, bool count_transfers) {
   using clock = std::chrono::steady_clock;
+  sg::stage_layer_samples(layer_size, storms);  // before the count and the clock
   std::optional<sg::TransferCount> count;
   if (count_transfers) count.emplace();
   std::vector<Result> got;
@@ -724,7 +836,7 @@ double call_program(Timed& p, int layer_size, const std::vector<Storm>& storms, 
   if (count) p.transfers = count->stop();
   ++p.calls;
   phase.emplace(workbook::Phase::Check);
-  if (wrong.empty()) wrong = wrong_results(expected, layers, got);
+  if (wrong.empty()) wrong = check_program(layer_size, storms, expected, layers, got);
   if (!wrong.empty()) {
     if (p.wrong++ == 0) p.first_wrong = wrong;
     p.active = false;  // a wrong program is not worth timing any further
@@ -983,10 +1095,11 @@ TEST_CASE("resident: only the particles go in, only the results come out", "[res
     shape.particles = 64;
     const auto w = make_workload("transfers", shape.layer_size, sg::generate_storms(shape, input_seed(7, 0, 0)));
     dirty_device_memory(std::size_t(w.layer_size) * 4 * sizeof(float));
+    sg::stage_layer_samples(w.layer_size, w.storms);  // before the count: its upload is the grader's
     sg::TransferCount count;
     const auto got = simulate_with_ref1(w.layer_size, w.storms);
     const sg::Transfers t = count.stop();
-    const std::string wrong = wrong_results(w.expected, w.layers, got);
+    const std::string wrong = check_program(w.layer_size, w.storms, w.expected, w.layers, got);
     const double h2d_limit = per_particle * shape.storms * shape.particles + slack;
     const double d2h_limit = per_storm * shape.storms + slack;
     r.metrics = {{"h2d_bytes", t.h2d_bytes}, {"h2d_calls", t.h2d_calls}, {"d2h_bytes", t.d2h_bytes},
@@ -1039,21 +1152,50 @@ TEST_CASE("resident: the whole program against the sequential one and the tiers"
 // The leaderboard (`grader leaderboard particle-storm`, docs/leaderboard-guide.md): the course's
 // contest, the whole program on the [performance] workload, host in to host out, wall time
 // (contest.hpp, host_timed). Hidden ([.]): run only when asked for by tag. Your program and the
-// tiers Ref1 and Ref2 each get the same fresh storms for call i, and every result is checked.
+// tiers Ref1 and Ref2 each get the same fresh storms for call i, and every call is checked: each
+// storm's maximum and, for your program, its layer (check_program). The first warm-up calls are
+// validity calls on workloads unlike the timed one (both signs, particles off the layer, other
+// layer sizes, as the lab's storms have): a program right only on the timed workload's kind of
+// storm is invalid. Warm-up calls are judged but not timed, and come after the contest's
+// baselines are taken (contest.cpp), so they change no rule.
 namespace {
+
+// The validity calls' workloads (input kind 11): the leaderboard's layer with both signs and
+// particles far off both ends, an odd-sized layer, a small one, and a large one.
+std::vector<sg::StormShape> contest_validity_shapes(const PerfWorkload& w) {
+  const auto shape = [](int layer_size, int storms, int particles, long long lo, long long hi) {
+    sg::StormShape s;
+    s.layer_size = layer_size;
+    s.storms = storms;
+    s.particles = particles;
+    s.min_position = lo;
+    s.max_position = hi;
+    s.min_energy = -1000;
+    s.max_energy = 1000;
+    return s;
+  };
+  const int n = w.layer_size;
+  return {shape(n, w.storms, w.particles, -(n / 16), n + n / 16), shape(100003, 3, 1000, -1000, 101002),
+          shape(4097, 3, 300, -200, 4296), shape((1 << 22) + 1, 2, 64, -100000, (1 << 22) + 100000)};
+}
 
 void leaderboard_program(const std::string& entry,
                          const std::function<std::vector<Result>(int, const std::vector<Storm>&)>& program) {
   const PerfWorkload w = perf_workload();
   struct Call {
+    int layer_size = 0;
     std::vector<Storm> storms;
     std::vector<Result> expected;
     std::vector<sg::RefLayer> layers;
+    std::string what;  // a validity call's workload, for the verdict
   };
   static std::map<int, Call> calls;  // shared by the three entries: the same inputs for call i
-  workbook::Stream stream;           // the programs make their own; the contest's rules need one
+  const auto validity = contest_validity_shapes(w);
+  const int extra = static_cast<int>(validity.size());
+  workbook::Stream stream;  // the programs make their own; the contest's rules need one
   workbook::ContestOptions options = grading::contest_options();
   options.host_timed = true;
+  options.warmup += extra;  // the validity calls first, then the usual warm-up calls
   std::vector<Result> got;
   int current = 0;
   const auto result = workbook::time_contest(
@@ -1062,14 +1204,31 @@ void leaderboard_program(const std::string& entry,
         current = i;
         if (!calls.count(i)) {
           Call c;
-          c.storms = sg::generate_storms(w.shape(), input_seed(10, i, 0));
-          c.expected = sg::ref_simulate(w.layer_size, c.storms, &c.layers);
+          if (i < extra) {
+            const sg::StormShape& shape = validity[i];
+            c.layer_size = shape.layer_size;
+            c.storms = sg::generate_storms(shape, input_seed(11, i, 0));
+            c.what = strf(
+                "the validity workload %d of %d (%s, %d storms x %d particles, both signs, positions %lld .. %lld)",
+                i + 1, extra, cells(shape.layer_size).c_str(), shape.storms, shape.particles, shape.min_position,
+                shape.max_position);
+          } else {  // the timed workload: call i's storms as before the validity calls came
+            c.layer_size = w.layer_size;
+            c.storms = sg::generate_storms(w.shape(), input_seed(10, i - extra, 0));
+          }
+          c.expected = sg::ref_simulate(c.layer_size, c.storms, &c.layers);
           calls[i] = std::move(c);
         }
+        sg::stage_layer_samples(calls.at(i).layer_size, calls.at(i).storms);  // untimed: prepare
         got.clear();
       },
-      [&] { got = program(w.layer_size, calls.at(current).storms); },
-      [&](int i) { return wrong_results(calls.at(i).expected, calls.at(i).layers, got); }, options);
+      [&] { got = program(calls.at(current).layer_size, calls.at(current).storms); },
+      [&](int i) {
+        const Call& c = calls.at(i);
+        const std::string wrong = check_program(c.layer_size, c.storms, c.expected, c.layers, got);
+        return wrong.empty() || c.what.empty() ? wrong : "on " + c.what + ": " + wrong;
+      },
+      options);
   grading::record_leaderboard("resident", entry, result);
   INFO(entry << ": " << result.invalid);
   CHECK(result.valid());
