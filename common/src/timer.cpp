@@ -36,7 +36,7 @@ void report_foreign_call(const ForeignCall& call) {
 
 std::optional<ForeignCall> take_foreign_call() { return std::exchange(t_foreign, std::nullopt); }
 
-double charged_ms(const ForeignCall& call) { return call.device_ms + std::max(0.0, call.tail_ms - kHonestTailMs); }
+double charged_ms(const ForeignCall& call) { return call.device_ms + call.tail_ms; }
 
 std::string escaped_work(const std::vector<double>& tails_ms, const std::vector<double>& calls_ms) {
   if (tails_ms.empty() || calls_ms.empty()) return "";
@@ -118,6 +118,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const 
     }
   }
   timing.ms = summarize(timing.samples);
+  if (foreign) timing.tail_ms = median(foreign_tails);
   // Work launched on another stream is outside the events' window: a launch without the stream
   // argument goes to the legacy default stream, which a non-blocking stream does not wait for,
   // and would time as a few microseconds. Once the timed stream is done the device should be

@@ -38,6 +38,7 @@ struct TimingOptions {
 struct Timing {
   Summary ms;                   // median, min, cv ... in milliseconds
   std::vector<double> samples;  // every timed call, in milliseconds, in order
+  double tail_ms = 0;           // calls run in another process: their median tail (ForeignCall)
 };
 
 // A start and a stop event that destroy themselves.
@@ -81,11 +82,11 @@ void report_foreign_call(const ForeignCall& call);
 // What was reported since the last take (and clears it); nullopt when nothing was.
 std::optional<ForeignCall> take_foreign_call();
 
-// What a foreign call's time is charged: the time to `done` plus any tail beyond what an honest
-// reply costs (kHonestTailMs: a spinning device synchronize and a message on a socket, 20-40
-// microseconds on an H100). Work left on another stream after `done` is then paid for by the call
-// that left it, whatever its share of the call (before, a quarter of the call went free).
-inline constexpr double kHonestTailMs = 0.05;
+// What a foreign call's time is charged: the time to `done` plus its whole tail, from `done` to
+// the runner's device idle (both spinning, on one clock, the reply's trip over the socket left
+// out: a few microseconds for an honest call). Work left on another stream after `done` is paid
+// for by the call that left it, whatever its share (before, a quarter of the call went free,
+// then 0.05 ms: the last eighth of a 0.27 ms product on a stream of its own timed 10% faster).
 double charged_ms(const ForeignCall& call);
 
 // Work of a foreign call that escaped its stream (the call says it is done, the other process's

@@ -181,8 +181,15 @@ double gflops(const Shape& s, double ms) { return 2.0 * s.M * s.N * s.K / (ms * 
 
 nlohmann::json timing_metrics(const Shape& s, const Measured& m) {
   const auto& t = m.timing.ms;
-  return {{"M", s.M},        {"N", s.N},          {"K", s.K},        {"median_ms", t.median},
-          {"min_ms", t.min}, {"cv", t.robust_cv}, {"runs", t.count}, {"gflops", gflops(s, t.median)}};
+  return {{"M", s.M},
+          {"N", s.N},
+          {"K", s.K},
+          {"median_ms", t.median},
+          {"min_ms", t.min},
+          {"cv", t.robust_cv},
+          {"runs", t.count},
+          {"gflops", gflops(s, t.median)},
+          {"tail_ms", m.timing.tail_ms}};
 }
 
 void speedup_verdict(const Shape& s, const Measured& m, double base_ms, double min_speedup, grader::CaseResult& r) {

@@ -15,6 +15,7 @@
 #include "remote/arena.hpp"
 #include "remote/call.hpp"
 #include "remote/driver.hpp"
+#include "workbook/contest.hpp"
 #include "workbook/cuda_check.hpp"
 
 #include <cuda.h>
@@ -137,6 +138,10 @@ int serve(int fd) {
     if (!send_message(fd, Type::Hello, ready)) return 2;
   }
   vendor_check_start();
+  // This process's threads before any call: the CUDA runtime's own are up (the context exists).
+  // A thread of the submission's still alive after the call that started it works outside the
+  // timed calls (it can compute the next call's answer as soon as its inputs land).
+  const int threads_at_start = workbook::thread_count();
   const auto done = reinterpret_cast<CUdeviceptr>(&control_on_device->done);
   const auto ready = reinterpret_cast<CUdeviceptr>(&control_on_device->ready);
   // The call prepared last (Prepare), run when its Call comes.
@@ -222,6 +227,11 @@ int serve(int fd) {
     }
     const CUresult written = driver::try_write_value(reinterpret_cast<CUstream>(g_stream), done, seq);
     const cudaError_t synced = cudaDeviceSynchronize();
+    // When the whole device went idle, on the clock the harness reads `done` by (both processes'
+    // steady clock is CLOCK_MONOTONIC): the call's tail without the reply's trip over the socket.
+    const std::int64_t idle_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
     if (synced != cudaSuccess && status != Status::Crashed) {
       status = workbook::CudaError::is_sticky(synced) ? Status::Crashed : Status::Error;
       message = "the GPU reported " + error_text(synced) + " while running " + name;
@@ -230,6 +240,13 @@ int serve(int fd) {
     if (const std::string vendor = vendor_library_after_call(); !vendor.empty() && status != Status::Crashed) {
       message = status == Status::Ok ? vendor : vendor + " (and then: " + message + ")";
       status = Status::Error;
+    }
+    if (const int threads = workbook::thread_count(); threads > threads_at_start && status == Status::Ok) {
+      status = Status::Error;
+      message = "the program running your code has " + std::to_string(threads) + " threads after " + name + ", " +
+                std::to_string(threads_at_start) +
+                " before the first call: your code started a thread that outlives the call (work outside "
+                "the timed calls); join every thread you start before the call returns";
     }
     if (written != CUDA_SUCCESS && status == Status::Ok) {
       status = Status::Crashed;
@@ -240,6 +257,7 @@ int serve(int fd) {
     reply.put<std::uint32_t>(static_cast<std::uint32_t>(status));
     reply.put_string(message.substr(0, 8000));
     reply.put_bytes(value.bytes());
+    reply.put<std::int64_t>(idle_ns);
     if (!send_message(fd, Type::Reply, reply)) return 2;
     if (status == Status::Crashed) return 3;  // the CUDA context is lost: the harness starts a fresh runner
     close_stale();                            // after the reply, outside the tail the harness measures
