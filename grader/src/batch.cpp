@@ -1522,7 +1522,7 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
     for (const auto& why : out.skipped) std::cerr << "skipped " << why << '\n';
   std::vector<std::string> strangers;
   for (Submission& s : submissions) {
-    s.lms_id = s.student;
+    s.lms_id = s.derived_id ? "" : s.student;  // an id made from a name is no LMS's id
     if (s.entry.empty()) s.entry = s.path.filename().string();
     const auto id = roster ? roster_id(*roster, s) : std::nullopt;
     if (roster && !id) strangers.push_back(s.student);
@@ -1531,6 +1531,10 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
         std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is "
                   << (roster->id_of(s.student) ? "the LMS id" : "the name") << " of " << *id << ": graded as " << *id
                   << '\n';
+      if (s.derived_id)  // the note said the id made from the name; the roster's is the one graded
+        for (auto& note : s.notes)
+          if (note.rfind("'" + s.name + "' is not a usable id", 0) == 0)
+            note = "'" + s.name + "' is the roster's name of " + *id + ": graded as " + *id;
       s.student = *id;
     } else if (s.derived_id && say) {
       std::cerr << "named: " << s.entry << " is no usable id (letters, digits, . _ - @): graded as " << s.student
