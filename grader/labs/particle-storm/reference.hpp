@@ -8,6 +8,9 @@
 // so they can be computed in any order and in parallel, each with its particles in file order;
 // vector sqrtps and divps round exactly like the scalar ones), and the tolerance admits the
 // rounding differences of a correct GPU program instead.
+//
+// The timed rounds' large workloads take the same computation on the GPU (device_reference.hpp:
+// the same operations, correctly rounded in the same order, hence the same bits).
 #pragma once
 
 #include "storm.h"
