@@ -42,6 +42,13 @@ std::vector<storm::Result> ref_simulate_device(int layer_size, const std::vector
 // most of the device's time.
 constexpr double kDeviceReferenceWork = 1 << 27;
 bool device_reference_pays(int layer_size, const std::vector<storm::Storm>& storms);
+bool device_reference_pays(double cells, double particles);
+
+// Once per process, before the device reference judges anything: both references on a workload
+// of a few thousand cells (mixed signs, particles off both ends, two storms), every bit compared.
+// false (and a warning on stderr, once) if they differ: device_reference_pays then says no and
+// the CPU reference judges, slower but never wrong.
+bool device_reference_agrees();
 
 // The reference for the timed rounds and the leaderboard: ref_simulate_device where
 // device_reference_pays, else ref_simulate. The same results and layers either way.

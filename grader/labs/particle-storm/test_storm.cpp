@@ -741,7 +741,7 @@ void update_performance(CaseResult& r) {
         expected = sg::RefLayer(initial);
         // The same bits as ref_update, on the device: a storm of this size is seconds of CPU
         // work for every call (device_reference.hpp).
-        if (double(n) * s.size() >= sg::kDeviceReferenceWork) {
+        if (sg::device_reference_pays(double(n), double(s.size()))) {
           sg::ref_update_device(expected, s.posval.data(), s.size());
         } else {
           sg::ref_update(expected, s.posval.data(), s.size());
