@@ -195,8 +195,8 @@ namespace {
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 bool same_layer(const RefLayer& a, const RefLayer& b) {
-  if (a.value.size() != b.value.size() || a.magnitude.size() != b.magnitude.size() ||
-      a.particles != b.particles || a.storms != b.storms)
+  if (a.value.size() != b.value.size() || a.magnitude.size() != b.magnitude.size() || a.particles != b.particles ||
+      a.storms != b.storms)
     return false;
   for (std::size_t k = 0; k < a.value.size(); ++k)
     if (!same_bits(a.value[k], b.value[k])) return false;
