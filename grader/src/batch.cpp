@@ -1551,10 +1551,14 @@ std::vector<fs::path> hidden_from_submissions(const Paths& paths, const std::str
   const fs::path src = fs::absolute(paths.source_root), bld = fs::absolute(paths.build_root);
   // Only what exists: bubblewrap cannot put a tmpfs on a path missing under the read-only root
   // (a student release has no solutions/), and what is not there has nothing to hide.
+  // The grader's own folders of each lab: its grading (labs/), and its programs and benchmarks
+  // (programs/, bench/: tuning programs hold answers), as sources and as build output.
   std::error_code exists_ec;
-  for (const auto& p :
-       {src / "solutions", src / "tests", src / "docs", src / "grader" / "labs", bld / "bin", bld / "grader" / "labs"})
+  for (const auto& p : {src / "solutions", src / "tests", src / "docs", bld / "bin"})
     if (fs::exists(p, exists_ec)) also.push_back(p);
+  for (const char* part : {"labs", "programs", "bench"})
+    for (const auto& p : {src / "grader" / part, bld / "grader" / part})
+      if (fs::exists(p, exists_ec)) also.push_back(p);
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(src / "labs", ec))
     if (e.path().filename() != lab) also.push_back(e.path());

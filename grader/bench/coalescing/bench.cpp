@@ -1,4 +1,4 @@
-// coalescing benchmark (grader/labs/coalescing/bench.cpp): every reference kernel's achieved
+// coalescing benchmark (grader/bench/coalescing/bench.cpp): every reference kernel's achieved
 // bandwidth as a share of the device-to-device copy bandwidth measured in the same run.
 //
 //   coalescing-bench [n] [--csv FILE]
@@ -9,7 +9,7 @@
 //   16K    16384 x 16384: the copy and the four add mappings, so that one thread per row (or per
 //          column) means 16384 threads, as the handout measures (labs/coalescing/README.md).
 // Rows marked "(variant)" are kernels of bench_kernels.cu: a reference kernel with one change.
-// Kernel names hold no commas, so the CSV splits on every comma (grader/labs/coalescing/plot.gp).
+// Kernel names hold no commas, so the CSV splits on every comma (grader/bench/coalescing/plot.gp).
 //   sweep  one thread per row / per column with T threads, T = 2^10 .. 2^18, on matrices of
 //          2^26 elements (T x 2^26/T for per-row, 2^26/T x T for per-column), each also with
 //          its loads bypassing L1: when L1 hides the uncoalesced accesses, and when it cannot.
@@ -155,7 +155,7 @@ void add_mappings(Bench& b, Workspace& w, int M, int N) {
 constexpr int kSweepLog2 = 26;
 
 // One untimed call of each kernel, for a profiler:
-//   ncu --csv --metrics $(grader/labs/coalescing/ncu_table.py --metrics) coalescing-bench --profile
+//   ncu --csv --metrics $(grader/bench/coalescing/ncu_table.py --metrics) coalescing-bench --profile
 // ncu_table.py names each launch's shape by its position: keep the order of the two in step.
 void profile(int n) {
   workbook::Stream s;

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Summarises Nsight Compute metrics of the coalescing kernels, one line per kernel launch.
 
-    ncu --csv --metrics $(grader/labs/coalescing/ncu_table.py --metrics) \\
+    ncu --csv --metrics $(grader/bench/coalescing/ncu_table.py --metrics) \\
         build/gpu/bin/coalescing-bench --profile > docs/measurements/coalescing-ncu.csv
-    grader/labs/coalescing/ncu_table.py docs/measurements/coalescing-ncu.csv
+    grader/bench/coalescing/ncu_table.py docs/measurements/coalescing-ncu.csv
 
 Columns: the kernel, the matrix shape it ran on (the order of bench.cpp's profile()), its
 time under the profiler (caches flushed before each launch), DRAM bytes read + written, global

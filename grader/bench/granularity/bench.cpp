@@ -1,4 +1,4 @@
-// granularity benchmark (grader/labs/granularity/bench.cpp): the grader's tiled kernel
+// granularity benchmark (grader/bench/granularity/bench.cpp): the grader's tiled kernel
 // (TILE_WIDTH 32) and the reference coarsened, register_1d and register_2d kernels beside cuBLAS
 // SGEMM (FP32, TF32 off) in one run, at n x n x n (default 4096). Each kernel is first validated
 // against cuBLAS, then timed with the grader's method (warm-up, L2 flushed, median of >= 20 calls).

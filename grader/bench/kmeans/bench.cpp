@@ -1,4 +1,4 @@
-// kmeans benchmark (grader/labs/kmeans/bench.cpp): one iteration of each reference version on
+// kmeans benchmark (grader/bench/kmeans/bench.cpp): one iteration of each reference version on
 // 16.7M two-dimensional objects with K = 16 (the notes' {256,2,16,10}), beside the time it takes
 // to read the objects once at the device's copy bandwidth, measured in the same run.
 //

@@ -1,4 +1,4 @@
-// matmul-tiled benchmark (grader/labs/matmul-tiled/bench.cpp): the reference naive and tiled kernels beside cuBLAS SGEMM (FP32,
+// matmul-tiled benchmark (grader/bench/matmul-tiled/bench.cpp): the reference naive and tiled kernels beside cuBLAS SGEMM (FP32,
 // TF32 off) in one run, at n x n x n (default 4096). Each kernel is first validated against
 // cuBLAS, then timed with the grader's method (warm-up, L2 flushed, median of >= 10 calls).
 //

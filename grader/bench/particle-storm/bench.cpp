@@ -1,4 +1,4 @@
-// particle-storm benchmark (grader/labs/particle-storm/bench.cpp): the update step, the one that
+// particle-storm benchmark (grader/bench/particle-storm/bench.cpp): the update step, the one that
 // holds nearly all the work, from Ref1 to Ref2 one idea at a time, and the reference solution's
 // update, on one storm of `particles` particles over `layer_size` cells (default 1M x 16K).
 // (Kernel names hold no commas: the CSV stays plain.) Each kernel is first validated against the sequential program's arithmetic on a sample of

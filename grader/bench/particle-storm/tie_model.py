@@ -15,7 +15,7 @@ one where that tie-break gives a wrong answer: if there is one, the cases miss a
 exits 1 (as it does if the right tie-break ever loses). The uncaught ones today have none: with one
 thread per cell (or a grid-stride loop whose grid covers the layer), a stride-doubling tree and a
 host pass, the side that keeps its pair always holds the lower position, so `mine` is right there.
-Run: python3 grader/labs/particle-storm/tie_model.py (CTest: particle-storm/tie-model)
+Run: python3 grader/bench/particle-storm/tie_model.py (CTest: particle-storm/tie-model)
 """
 import random
 import sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shared-memory traffic and instruction mix of the granularity kernels, measured with Nsight
 # Compute on the benchmark's validation launches (one launch of each kernel, cuBLAS excluded):
-#   grader/labs/granularity/tune/profile.sh [n] > ncu.csv
+#   grader/bench/granularity/tune/profile.sh [n] > ncu.csv
 # Needs ncu and a build of granularity-bench (build/gpu/bin). The handout's "why" table comes
 # from this at n = 2048.
 set -euo pipefail
