@@ -147,6 +147,15 @@ public:
   int run();
 
 private:
+  // The run's steps, in order: the entries (the reference, then every student whose exercise is
+  // correct and clean, from the batch's results in batch_out) and the refused; the timed rounds;
+  // the record and the board.
+  void collect_entries(const fs::path& batch_out, std::vector<Entry>& entries, std::vector<lb::EntryTiming>& refused);
+  // Why a student may not enter ("" where they may); src is their submission's files.
+  std::string refusal(const StudentResult& s, const fs::path& src) const;
+  void time_rounds(std::vector<Entry>& entries, double target_cv);
+  void write_board(const std::vector<Entry>& entries, const std::vector<lb::EntryTiming>& refused,
+                   const std::string& started, double target_cv) const;
   // Runs one entry's leaderboard test once, in the sandbox; records its samples or why not.
   void time_once(Entry& e, int round);
 
@@ -239,9 +248,20 @@ int Leaderboard::run() {
   seed_ = nlohmann::json::parse(read_file(meta)).value("seed", std::uint64_t{0}) ^ 0x1eadb0a2dull;
   runs_dir_ = fs::absolute(o_.out) / "runs";
 
-  // 2. The entries: the reference (tiers), then every student whose exercise is correct and clean.
+  // 2. The entries.
   std::vector<Entry> entries;
   std::vector<lb::EntryTiming> refused;
+  collect_entries(b.out, entries, refused);
+  // 3-4. The rounds.
+  const std::string started = now_iso();
+  time_rounds(entries, target_cv);
+  // 5. The record and the board.
+  write_board(entries, refused, started, target_cv);
+  return 0;
+}
+
+void Leaderboard::collect_entries(const fs::path& batch_out, std::vector<Entry>& entries,
+                                  std::vector<lb::EntryTiming>& refused) {
   const bool with_reference = paths_.has_reference(config_.name());
   if (!with_reference) {
     std::cerr << "no reference solution in this workbook (solutions/" << config_.name()
@@ -254,49 +274,53 @@ int Leaderboard::run() {
     build_programs(paths_, {ref.program}, o_.out / "reference-build.log");  // a failure shows as its row
     entries.push_back(ref);
   }
-  for (const auto& file : fs::directory_iterator(b.out / "students")) {
+  for (const auto& file : fs::directory_iterator(batch_out / "students")) {
     if (file.path().extension() != ".json") continue;
     const StudentResult s = student_from_json(nlohmann::json::parse(read_file(file.path())));
-    lb::EntryTiming no;
-    no.entry = s.student;
-    no.status = "invalid";
-    const auto correct = exercises_to_time(config_, all_cases(s.report));
-    const auto ex = std::find_if(s.report.exercises.begin(), s.report.exercises.end(),
-                                 [&](const ExerciseReport& e) { return e.name == exercise_; });
-    // Forbidden APIs first: a submission calling cuBLAS may not even build (the tests do not
-    // link it), and "forbidden" is the reason to give, not "build failed".
-    std::string findings;
-    const fs::path src = fs::absolute(b.out) / "work" / s.student / "src";
-    for (const auto& name : config_.files())
-      if (fs::exists(src / name))
-        for (const auto& f : find_forbidden_apis(name, read_file(src / name)))
-          findings += (findings.empty() ? "" : "; ") + to_string(f);
-    if (!findings.empty()) {
-      no.reason = "forbidden: " + findings;
-    } else if (s.report.run.state == RunState::BuildFailed || s.report.run.state == RunState::NotGraded) {
-      no.reason = "not graded: " + s.status;
-    } else if (std::find(correct.begin(), correct.end(), exercise_) == correct.end() ||
-               ex == s.report.exercises.end()) {
-      no.reason = exercise_ + " is not correct on every grading case (" + s.status + ")";
-    } else {
-      Entry e;
-      e.name = s.student;
-      e.src = src;
-      e.build = fs::absolute(b.out) / "work" / s.student / "build";
-      const SubmissionProgram program = submission_program(paths_, config_.name(), e.build);
-      e.program = program.program;
-      e.env = program.env;
-      entries.push_back(e);
+    const fs::path src = fs::absolute(batch_out) / "work" / s.student / "src";
+    if (std::string reason = refusal(s, src); !reason.empty()) {
+      lb::EntryTiming no;
+      no.entry = s.student;
+      no.status = "invalid";
+      no.reason = std::move(reason);
+      refused.push_back(no);
       continue;
     }
-    refused.push_back(no);
+    Entry e;
+    e.name = s.student;
+    e.src = src;
+    e.build = fs::absolute(batch_out) / "work" / s.student / "build";
+    const SubmissionProgram program = submission_program(paths_, config_.name(), e.build);
+    e.program = program.program;
+    e.env = program.env;
+    entries.push_back(e);
   }
   std::cerr << fmt::format("leaderboard of {} / {}: {} entries, {} refused, {} rounds of {} calls\n", config_.name(),
                            exercise_, entries.size() - (with_reference ? 1 : 0), refused.size(), o_.rounds, calls_);
+}
 
+std::string Leaderboard::refusal(const StudentResult& s, const fs::path& src) const {
+  const auto correct = exercises_to_time(config_, all_cases(s.report));
+  const auto ex = std::find_if(s.report.exercises.begin(), s.report.exercises.end(),
+                               [&](const ExerciseReport& e) { return e.name == exercise_; });
+  // Forbidden APIs first: a submission calling cuBLAS may not even build (the tests do not
+  // link it), and "forbidden" is the reason to give, not "build failed".
+  std::string findings;
+  for (const auto& name : config_.files())
+    if (fs::exists(src / name))
+      for (const auto& f : find_forbidden_apis(name, read_file(src / name)))
+        findings += (findings.empty() ? "" : "; ") + to_string(f);
+  if (!findings.empty()) return "forbidden: " + findings;
+  if (s.report.run.state == RunState::BuildFailed || s.report.run.state == RunState::NotGraded)
+    return "not graded: " + s.status;
+  if (std::find(correct.begin(), correct.end(), exercise_) == correct.end() || ex == s.report.exercises.end())
+    return exercise_ + " is not correct on every grading case (" + s.status + ")";
+  return "";
+}
+
+void Leaderboard::time_rounds(std::vector<Entry>& entries, double target_cv) {
   // 3. Rounds, each in a fresh random order: drift of the machine spreads over everyone.
   std::mt19937_64 shuffle(seed_);
-  const std::string started = now_iso();
   for (int round = 0; round < o_.rounds; ++round) {
     std::vector<Entry*> order;
     for (auto& e : entries) order.push_back(&e);
@@ -313,8 +337,10 @@ int Leaderboard::run() {
       for (int k = 0; k < 2; ++k) time_once(e, extra + k);
     }
   }
+}
 
-  // 5. The record and the board.
+void Leaderboard::write_board(const std::vector<Entry>& entries, const std::vector<lb::EntryTiming>& refused,
+                              const std::string& started, double target_cv) const {
   std::vector<lb::EntryTiming> timings = refused;
   for (const auto& e : entries) {
     if (e.reference) {
@@ -356,7 +382,6 @@ int Leaderboard::run() {
   std::cout << lb::to_markdown(board);
   std::cerr << "board: " << (o_.out / "leaderboard.html").string()
             << " (and .md, .csv, .json); history: " << db_file.string() << '\n';
-  return 0;
 }
 
 }  // namespace

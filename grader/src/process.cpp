@@ -315,136 +315,128 @@ private:
   bool finished_ = false;
 };
 
-}  // namespace
-
-ProcessResult run_process(const ProcessOptions& options) {
-  using clock = std::chrono::steady_clock;
-  ProcessResult result;
-  if (options.argv.empty()) {
-    result.failed_to_start = true;
-    result.start_error = "no command";
-    return result;
-  }
-
-  // Build argv and envp before fork: after fork only async-signal-safe calls are allowed.
-  std::vector<std::string> env_strings;
-  if (!options.clear_env) {
-    for (char** e = environ; *e; ++e) {
-      const std::string entry = *e;
-      const std::string key = entry.substr(0, entry.find('='));
-      if (!options.set_env.count(key)) env_strings.push_back(entry);
+// The child's argv and envp, built before fork: after fork only async-signal-safe calls are
+// allowed. The pointers point into the strings held here, so it is neither copied nor moved.
+class ChildCommand {
+public:
+  explicit ChildCommand(const ProcessOptions& options) : args_(options.argv), program(options.argv[0]) {
+    if (!options.clear_env) {
+      for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const std::string key = entry.substr(0, entry.find('='));
+        if (!options.set_env.count(key)) env_strings_.push_back(entry);
+      }
     }
+    for (const auto& [k, v] : options.set_env) env_strings_.push_back(k + "=" + v);
+    for (auto& s : env_strings_) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    for (auto& a : args_) argv.push_back(a.data());
+    argv.push_back(nullptr);
   }
-  for (const auto& [k, v] : options.set_env) env_strings.push_back(k + "=" + v);
+  ChildCommand(const ChildCommand&) = delete;
+  ChildCommand& operator=(const ChildCommand&) = delete;
+
+private:
+  std::vector<std::string> env_strings_, args_;
+
+public:
   std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = options.argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   // execvpe looks argv[0] up in the PATH of the grader's own environment, also when the child's
   // environment is cleared.
-  const std::string program = args[0];
+  const std::string program;
+};
 
+// The descriptors between the grader and the child: the output file and the pipe to it, and a
+// pipe that closes on a successful exec and so tells the parent whether exec worked.
+struct ChildPipes {
   int out_fd = -1;
+  int out_pipe[2] = {-1, -1};
+  int status_pipe[2] = {-1, -1};
+};
+
+// Opens them; false, with the reason in result, where one cannot be opened (nothing left open).
+bool open_pipes(const ProcessOptions& options, ChildPipes& p, ProcessResult& result) {
   if (options.output_file) {
-    out_fd = ::open(options.output_file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out_fd < 0) {
+    p.out_fd = ::open(options.output_file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (p.out_fd < 0) {
       result.failed_to_start = true;
       result.start_error = "cannot write " + options.output_file->string() + ": " + std::strerror(errno);
-      return result;
+      return false;
     }
   }
   // The child's output comes through a pipe, so that the grader decides how much of it to keep.
-  int out_pipe[2] = {-1, -1};
-  if (out_fd >= 0 && ::pipe2(out_pipe, O_CLOEXEC) != 0) {
+  if (p.out_fd >= 0 && ::pipe2(p.out_pipe, O_CLOEXEC) != 0) {
     result.failed_to_start = true;
     result.start_error = std::strerror(errno);
-    ::close(out_fd);
-    return result;
+    ::close(p.out_fd);
+    return false;
   }
-  // A pipe that closes on a successful exec tells the parent whether exec worked.
-  int status_pipe[2];
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
+  if (::pipe2(p.status_pipe, O_CLOEXEC) != 0) {
     result.failed_to_start = true;
     result.start_error = std::strerror(errno);
-    if (out_fd >= 0) ::close(out_fd);
-    return result;
+    if (p.out_fd >= 0) ::close(p.out_fd);
+    return false;
   }
-  const std::string cwd = options.cwd ? options.cwd->string() : std::string();
-  const Limits limits = options.limits;
-  const bool root = ::geteuid() == 0;
-  // The hard cap sits a little above the watched limit, so the watch (which names the cause)
-  // normally acts first, and the kernel stops whatever the watch is too slow for.
-  std::unique_ptr<PidsCgroup> cgroup;
-  if (limits.max_processes > 0) cgroup = PidsCgroup::create(limits.max_processes + 32);
-  const std::string cgroup_procs = cgroup ? cgroup->procs_file() : std::string();
-  result.kernel_capped = cgroup != nullptr;
+  return true;
+}
 
-  const auto started = clock::now();
-  const std::vector<std::pair<int, int>> pass_fds(options.pass_fds.begin(), options.pass_fds.end());
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own group: the timeout kills everything it started
-    if (out_pipe[1] >= 0) {
-      ::dup2(out_pipe[1], STDOUT_FILENO);
-      ::dup2(out_pipe[1], STDERR_FILENO);
+// What the child needs between fork and exec, all of it made before fork.
+struct ChildSetup {
+  const ChildPipes& pipes;
+  const std::vector<std::pair<int, int>>& pass_fds;  // {child's descriptor, parent's}
+  const Limits& limits;
+  const std::string& cgroup_procs;  // the cgroup to join, or ""
+  bool root;
+  const std::string& cwd;
+};
+
+// The child, after fork: only async-signal-safe calls. Its own process group, its output into
+// the pipe, the descriptors given, its limits, then exec; exec's errno goes up the status pipe.
+[[noreturn]] void exec_child(const ChildSetup& c, const ChildCommand& command) {
+  ::setpgid(0, 0);  // its own group: the timeout kills everything it started
+  if (c.pipes.out_pipe[1] >= 0) {
+    ::dup2(c.pipes.out_pipe[1], STDOUT_FILENO);
+    ::dup2(c.pipes.out_pipe[1], STDERR_FILENO);
+  }
+  // After stdout and stderr are in place (a descriptor given might be numbered like a pipe's).
+  for (const auto& [child_fd, parent_fd] : c.pass_fds) {
+    if (child_fd == parent_fd)
+      ::fcntl(child_fd, F_SETFD, 0);
+    else
+      ::dup2(parent_fd, child_fd);  // the copy is not close-on-exec
+  }
+  const int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  set_limit(RLIMIT_CORE, 0);  // a crash must not litter core files
+  if (c.limits.cpu_seconds > 0) set_limit(RLIMIT_CPU, static_cast<rlim_t>(c.limits.cpu_seconds + 1));
+  if (c.limits.file_bytes > 0) set_limit(RLIMIT_FSIZE, c.limits.file_bytes);
+  // RLIMIT_NPROC counts all of a user's processes and does not bind root: the watch below is
+  // the real limit, this one a second line of defence for ordinary users.
+  if (!c.cgroup_procs.empty()) {
+    const int fd = ::open(c.cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      (void)!::write(fd, "0", 1);  // "0": this process, and so everything it starts
+      ::close(fd);
     }
-    // After stdout and stderr are in place (a descriptor given might be numbered like a pipe's).
-    for (const auto& [child_fd, parent_fd] : pass_fds) {
-      if (child_fd == parent_fd)
-        ::fcntl(child_fd, F_SETFD, 0);
-      else
-        ::dup2(parent_fd, child_fd);  // the copy is not close-on-exec
-    }
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    set_limit(RLIMIT_CORE, 0);  // a crash must not litter core files
-    if (limits.cpu_seconds > 0) set_limit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpu_seconds + 1));
-    if (limits.file_bytes > 0) set_limit(RLIMIT_FSIZE, limits.file_bytes);
-    // RLIMIT_NPROC counts all of a user's processes and does not bind root: the watch below is
-    // the real limit, this one a second line of defence for ordinary users.
-    if (!cgroup_procs.empty()) {
-      const int fd = ::open(cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd >= 0) {
-        (void)!::write(fd, "0", 1);  // "0": this process, and so everything it starts
-        ::close(fd);
-      }
-    } else if (limits.max_processes > 0 && !root) {
-      set_limit(RLIMIT_NPROC, static_cast<rlim_t>(limits.max_processes) + 256);
-    }
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
-      const int err = errno;
-      (void)!::write(status_pipe[1], &err, sizeof err);
-      ::_exit(127);
-    }
-    ::execvpe(program.c_str(), argv.data(), envp.data());
+  } else if (c.limits.max_processes > 0 && !c.root) {
+    set_limit(RLIMIT_NPROC, static_cast<rlim_t>(c.limits.max_processes) + 256);
+  }
+  if (!c.cwd.empty() && ::chdir(c.cwd.c_str()) != 0) {
     const int err = errno;
-    (void)!::write(status_pipe[1], &err, sizeof err);
+    (void)!::write(c.pipes.status_pipe[1], &err, sizeof err);
     ::_exit(127);
   }
-  ::close(status_pipe[1]);
-  if (out_pipe[1] >= 0) ::close(out_pipe[1]);
-  if (pid < 0) {
-    ::close(status_pipe[0]);
-    if (out_fd >= 0) ::close(out_fd);
-    if (out_pipe[0] >= 0) ::close(out_pipe[0]);
-    result.failed_to_start = true;
-    result.start_error = std::string("fork: ") + std::strerror(errno);
-    return result;
-  }
-  ::setpgid(pid, pid);  // also from the parent, so the group exists before we might kill it
-  int exec_errno = 0;
-  if (::read(status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    result.failed_to_start = true;
-    result.start_error = options.argv[0] + ": " + std::strerror(exec_errno);
-  }
-  ::close(status_pipe[0]);
-  if (!result.failed_to_start && options.on_start) options.on_start(pid);
+  ::execvpe(command.program.c_str(), command.argv.data(), command.envp.data());
+  const int err = errno;
+  (void)!::write(c.pipes.status_pipe[1], &err, sizeof err);
+  ::_exit(127);
+}
 
-  std::unique_ptr<OutputDrain> drain;
-  if (out_pipe[0] >= 0) drain = std::make_unique<OutputDrain>(out_pipe[0], out_fd, limits.output_bytes);
-
+// Waits for the child, and kills its process group (and cgroup) on the timeout, a cancel, or a
+// watched limit, noting which in result; the child's wait status.
+int watch_child(pid_t pid, const ProcessOptions& options, PidsCgroup* cgroup, OutputDrain* drain,
+                std::chrono::steady_clock::time_point started, ProcessResult& result) {
+  const Limits& limits = options.limits;
   int status = 0;
   const bool watch = limits.memory_bytes > 0 || limits.max_processes > 0;
   for (int tick = 0;; ++tick) {
@@ -452,7 +444,7 @@ ProcessResult run_process(const ProcessOptions& options) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) break;
-    const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     bool kill_now = false;
     if (options.timeout_s > 0 && elapsed > options.timeout_s) {
       result.timed_out = true;
@@ -478,6 +470,61 @@ ProcessResult run_process(const ProcessOptions& options) {
     // Poll quickly at first (most children are short), then every 100 ms.
     std::this_thread::sleep_for(std::chrono::milliseconds(tick < 20 ? 10 : 100));
   }
+  return status;
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessOptions& options) {
+  using clock = std::chrono::steady_clock;
+  ProcessResult result;
+  if (options.argv.empty()) {
+    result.failed_to_start = true;
+    result.start_error = "no command";
+    return result;
+  }
+
+  const ChildCommand command(options);
+  ChildPipes pipes;
+  if (!open_pipes(options, pipes, result)) return result;
+  const std::string cwd = options.cwd ? options.cwd->string() : std::string();
+  const Limits limits = options.limits;
+  const bool root = ::geteuid() == 0;
+  // The hard cap sits a little above the watched limit, so the watch (which names the cause)
+  // normally acts first, and the kernel stops whatever the watch is too slow for.
+  std::unique_ptr<PidsCgroup> cgroup;
+  if (limits.max_processes > 0) cgroup = PidsCgroup::create(limits.max_processes + 32);
+  const std::string cgroup_procs = cgroup ? cgroup->procs_file() : std::string();
+  result.kernel_capped = cgroup != nullptr;
+
+  const auto started = clock::now();
+  const std::vector<std::pair<int, int>> pass_fds(options.pass_fds.begin(), options.pass_fds.end());
+  const pid_t pid = ::fork();
+  if (pid == 0) exec_child({pipes, pass_fds, limits, cgroup_procs, root, cwd}, command);
+  ::close(pipes.status_pipe[1]);
+  if (pipes.out_pipe[1] >= 0) ::close(pipes.out_pipe[1]);
+  if (pid < 0) {
+    ::close(pipes.status_pipe[0]);
+    if (pipes.out_fd >= 0) ::close(pipes.out_fd);
+    if (pipes.out_pipe[0] >= 0) ::close(pipes.out_pipe[0]);
+    result.failed_to_start = true;
+    result.start_error = std::string("fork: ") + std::strerror(errno);
+    return result;
+  }
+  ::setpgid(pid, pid);  // also from the parent, so the group exists before we might kill it
+  int exec_errno = 0;
+  if (::read(pipes.status_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    result.failed_to_start = true;
+    result.start_error = options.argv[0] + ": " + std::strerror(exec_errno);
+  }
+  ::close(pipes.status_pipe[0]);
+  if (!result.failed_to_start && options.on_start) options.on_start(pid);
+
+  std::unique_ptr<OutputDrain> drain;
+  if (pipes.out_pipe[0] >= 0)
+    drain = std::make_unique<OutputDrain>(pipes.out_pipe[0], pipes.out_fd, limits.output_bytes);
+
+  const int status = watch_child(pid, options, cgroup.get(), drain.get(), started, result);
   // Whatever the child left behind (a forked helper) goes too.
   kill_tree(pid);
   if (cgroup) cgroup->kill_all();
@@ -486,13 +533,13 @@ ProcessResult run_process(const ProcessOptions& options) {
     result.output_truncated = drain->truncated();
     drain.reset();
   }
-  if (out_pipe[0] >= 0) ::close(out_pipe[0]);
-  if (result.output_truncated && out_fd >= 0) {
+  if (pipes.out_pipe[0] >= 0) ::close(pipes.out_pipe[0]);
+  if (result.output_truncated && pipes.out_fd >= 0) {
     const std::string note = "\n[output truncated: more than " + std::to_string(limits.output_bytes) +
                              " bytes: the middle dropped, the program ran on]\n";
-    (void)!::write(out_fd, note.data(), note.size());
+    (void)!::write(pipes.out_fd, note.data(), note.size());
   }
-  if (out_fd >= 0) ::close(out_fd);
+  if (pipes.out_fd >= 0) ::close(pipes.out_fd);
   result.seconds = std::chrono::duration<double>(clock::now() - started).count();
   if (options.on_poll) options.on_poll();
   if (result.failed_to_start) return result;

@@ -34,6 +34,59 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+// The device's copy bandwidth, counting the bytes read and written, on a buffer the size of the
+// objects: the median time of a device-to-device copy of them.
+double copy_ms_of(const std::vector<double>& objects, cudaStream_t stream) {
+  const std::size_t bytes = objects.size() * sizeof(double);
+  workbook::DeviceBuffer<double> src(objects.size()), dst(objects.size());
+  CUDA_CHECK(cudaMemsetAsync(src.data(), 0, bytes, stream));
+  workbook::TimingOptions opt;
+  opt.min_runs = 20;
+  return workbook::time_gpu(
+             stream,
+             [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream)); }, {},
+             {}, opt)
+      .ms.median;
+}
+
+// A version at a block size, as the table lists it.
+struct Entry {
+  std::string name;
+  kmeans::Version run;
+  int block;
+};
+
+// The medians over the timed runs of one version: the whole call, and per iteration (Timeline).
+struct Medians {
+  double program, iteration, kernels, h2d, d2h, host;
+};
+
+// Runs the version `runs` + 1 times (run 0 is the warm-up), each checked against the reference.
+Medians time_version(const Entry& v, kmeans::Params p, int runs, const std::vector<double>& objects,
+                     const kmeans_grading::Problem& problem, const kmeans_grading::Reference& ref,
+                     cudaStream_t stream) {
+  std::vector<int> membership(p.numObjs);
+  std::vector<double> centroids(static_cast<std::size_t>(p.numClusters) * p.numCoords);
+  std::vector<double> program, iteration, kernels, h2d, d2h, host;
+  p.blockSize = v.block;
+  for (int r = 0; r <= runs; ++r) {  // run 0 is the warm-up
+    std::fill(membership.begin(), membership.end(), -7);
+    std::fill(centroids.begin(), centroids.end(), -1.0);
+    const auto run = kmeans_grading::run_one(v.run, objects.data(), p, membership.data(), centroids.data(), stream);
+    const auto verdict =
+        kmeans_grading::check_result(objects, problem, ref, membership.data(), centroids.data(), run.loops, v.name);
+    if (!verdict.ok) throw std::runtime_error(v.name + " disagrees with the reference: " + verdict.detail);
+    if (r == 0) continue;
+    program.push_back(run.wall_ms);
+    iteration.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.sum_ms(); }));
+    kernels.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.kernels_ms; }));
+    h2d.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.h2d_ms; }));
+    d2h.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.d2h_ms; }));
+    host.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.host_ms; }));
+  }
+  return {median(program), median(iteration), median(kernels), median(h2d), median(d2h), median(host)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -73,21 +126,9 @@ int main(int argc, char** argv) try {
   const auto ref = kmeans_grading::reference_kmeans(objects, problem);
   workbook::Stream stream;
 
-  // The device's copy bandwidth, counting the bytes read and written, on a buffer the size of
-  // the objects; reading the objects once takes objects' bytes / that bandwidth.
+  // Reading the objects once takes objects' bytes / the copy bandwidth.
   const std::size_t bytes = objects.size() * sizeof(double);
-  double copy_ms = 0;
-  {
-    workbook::DeviceBuffer<double> src(objects.size()), dst(objects.size());
-    CUDA_CHECK(cudaMemsetAsync(src.data(), 0, bytes, stream));
-    workbook::TimingOptions opt;
-    opt.min_runs = 20;
-    copy_ms = workbook::time_gpu(
-                  stream,
-                  [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream)); },
-                  {}, {}, opt)
-                  .ms.median;
-  }
+  const double copy_ms = copy_ms_of(objects, stream);
   const double copy_gbs = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
   const double read_ms = bytes / (copy_gbs * 1e9) * 1e3;
   fmt::print(
@@ -95,8 +136,6 @@ int main(int argc, char** argv) try {
       "reading the objects once at that bandwidth: {:.4f} ms\n\n",
       bytes / 1048576.0, copy_ms, copy_gbs, read_ms);
 
-  std::vector<int> membership(numObjs);
-  std::vector<double> centroids(static_cast<std::size_t>(clusters) * coords);
   kmeans::Params p;
   p.numObjs = numObjs;
   p.numCoords = coords;
@@ -117,42 +156,21 @@ int main(int argc, char** argv) try {
   // of 512 threads: too many for a private copy per thread to fit in shared memory (with 16
   // clusters and 2 coordinates), so the reference falls back to one private copy per block,
   // the exercise's textbook kernel.
-  struct Entry {
-    std::string name;
-    kmeans::Version run;
-    int block;
-  };
   std::vector<Entry> entries;
   for (const auto& v : kmeans::kVersions) entries.push_back({v.name, v.run, block});
   entries.push_back({"all_gpu_privatized per-block b512", kmeans::all_gpu_privatized, 512});
   for (const auto& v : entries) {
-    std::vector<double> program, iteration, kernels, h2d, d2h, host;
-    p.blockSize = v.block;
-    for (int r = 0; r <= runs; ++r) {  // run 0 is the warm-up
-      std::fill(membership.begin(), membership.end(), -7);
-      std::fill(centroids.begin(), centroids.end(), -1.0);
-      const auto run = kmeans_grading::run_one(v.run, objects.data(), p, membership.data(), centroids.data(), stream);
-      const auto verdict =
-          kmeans_grading::check_result(objects, problem, ref, membership.data(), centroids.data(), run.loops, v.name);
-      if (!verdict.ok) throw std::runtime_error(v.name + " disagrees with the reference: " + verdict.detail);
-      if (r == 0) continue;
-      program.push_back(run.wall_ms);
-      iteration.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.sum_ms(); }));
-      kernels.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.kernels_ms; }));
-      h2d.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.h2d_ms; }));
-      d2h.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.d2h_ms; }));
-      host.push_back(run.iteration_median([](const kmeans::Breakdown& b) { return b.host_ms; }));
-    }
-    const double k = median(kernels);
+    const Medians m = time_version(v, p, runs, objects, problem, ref, stream);
+    const double k = m.kernels;
     if (v.name == "all_gpu_privatized") privatized_kernels = k;
     if (v.name == "all_gpu") global_kernels = k;
     if (v.name == "all_gpu_privatized per-block b512") per_block_kernels = k;
-    fmt::print("{:<22} {:>11.2f} {:>13.3f} {:>11.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>11.2f}x\n", v.name, median(program),
-               median(iteration), k, median(h2d), median(d2h), median(host), k / read_ms);
+    fmt::print("{:<22} {:>11.2f} {:>13.3f} {:>11.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>11.2f}x\n", v.name, m.program,
+               m.iteration, k, m.h2d, m.d2h, m.host, k / read_ms);
     if (out)
       out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.5f},{:.1f},{:.3f},\"{}\"\n",
-                         v.name, numObjs, coords, clusters, v.block, median(program), median(iteration), k, median(h2d),
-                         median(d2h), median(host), read_ms, copy_gbs, k / read_ms, device.name);
+                         v.name, numObjs, coords, clusters, v.block, m.program, m.iteration, k, m.h2d, m.d2h, m.host,
+                         read_ms, copy_gbs, k / read_ms, device.name);
   }
   fmt::print(
       "\nprogram: the whole call (10 iterations, transfers and allocation included), median of {} runs.\n"

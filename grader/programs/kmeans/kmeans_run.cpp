@@ -174,6 +174,39 @@ void print_breakdown(const Row& row) {
              row.run.iteration_median([](const kmeans::Breakdown& b) { return b.sum_ms(); }), row.verdict);
 }
 
+// The table of every row; the sequential program's time (0 where it did not run).
+double print_table(const std::vector<Row>& rows) {
+  print_breakdown_header();
+  double sequential_ms = 0;
+  for (const Row& row : rows) {
+    print_breakdown(row);
+    if (row.block == 0) sequential_ms = row.run.wall_ms;
+  }
+  fmt::print(
+      "\ntotal: the whole call, wall clock. h2d/kernels/d2h/host: the Timeline's parts, summed over the run.\n"
+      "other: total minus the parts (allocation, frees, work outside the Timeline). ms/iter: median iteration.\n");
+  return sequential_ms;
+}
+
+// --csv: one line per row (with --append, after the file's lines; the header only in a new file).
+void write_csv(const Options& o, const std::vector<Row>& rows, double sequential_ms, const std::string& gpu) {
+  const bool header = !o.append || !std::ifstream(o.csv).good();
+  std::ofstream out(o.csv, o.append ? std::ios::app : std::ios::trunc);
+  if (header)
+    out << "version,size_mb,coords,clusters,max_loops,block_size,loops,total_ms,h2d_ms,kernels_ms,d2h_ms,host_ms,"
+           "other_ms,iteration_ms,iteration_kernels_ms,speedup,gpu\n";
+  for (const Row& row : rows) {
+    const auto& t = row.run.total;
+    out << fmt::format("{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},\"{}\"\n",
+                       row.version, o.size_mb, o.coords, o.clusters, o.loops, row.block, row.run.loops, row.run.wall_ms,
+                       t.h2d_ms, t.kernels_ms, t.d2h_ms, t.host_ms, row.run.other_ms(),
+                       row.run.iteration_median([](const kmeans::Breakdown& b) { return b.sum_ms(); }),
+                       row.run.iteration_median([](const kmeans::Breakdown& b) { return b.kernels_ms; }),
+                       sequential_ms > 0 ? sequential_ms / row.run.wall_ms : 0.0, gpu);
+  }
+  fmt::print("wrote {}\n", o.csv);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -268,33 +301,8 @@ int main(int argc, char** argv) try {
     }
   }
 
-  print_breakdown_header();
-  double sequential_ms = 0;
-  for (const Row& row : rows) {
-    print_breakdown(row);
-    if (row.block == 0) sequential_ms = row.run.wall_ms;
-  }
-  fmt::print(
-      "\ntotal: the whole call, wall clock. h2d/kernels/d2h/host: the Timeline's parts, summed over the run.\n"
-      "other: total minus the parts (allocation, frees, work outside the Timeline). ms/iter: median iteration.\n");
-
-  if (!o.csv.empty()) {
-    const bool header = !o.append || !std::ifstream(o.csv).good();
-    std::ofstream out(o.csv, o.append ? std::ios::app : std::ios::trunc);
-    if (header)
-      out << "version,size_mb,coords,clusters,max_loops,block_size,loops,total_ms,h2d_ms,kernels_ms,d2h_ms,host_ms,"
-             "other_ms,iteration_ms,iteration_kernels_ms,speedup,gpu\n";
-    for (const Row& row : rows) {
-      const auto& t = row.run.total;
-      out << fmt::format("{},{},{},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},\"{}\"\n",
-                         row.version, o.size_mb, o.coords, o.clusters, o.loops, row.block, row.run.loops,
-                         row.run.wall_ms, t.h2d_ms, t.kernels_ms, t.d2h_ms, t.host_ms, row.run.other_ms(),
-                         row.run.iteration_median([](const kmeans::Breakdown& b) { return b.sum_ms(); }),
-                         row.run.iteration_median([](const kmeans::Breakdown& b) { return b.kernels_ms; }),
-                         sequential_ms > 0 ? sequential_ms / row.run.wall_ms : 0.0, device.name);
-    }
-    fmt::print("wrote {}\n", o.csv);
-  }
+  const double sequential_ms = print_table(rows);
+  if (!o.csv.empty()) write_csv(o, rows, sequential_ms, device.name);
   for (const Row& row : rows)
     if (row.verdict.rfind("WRONG", 0) == 0) return 1;
   return 0;

@@ -358,20 +358,9 @@ struct Variant {
   Launch launch;
 };
 
-int main(int argc, char** argv) {
-  std::vector<int> sizes = {1024, 2048, 4096};
-  const bool profile = argc > 1 && std::string(argv[1]) == "profile";  // one launch of each, for ncu
-  if (profile) {
-    sizes = {argc > 2 ? std::atoi(argv[2]) : 2048};
-  } else if (argc > 1) {
-    sizes.clear();
-    for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-  }
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("GPU: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-
-  std::vector<Variant> variants = {
+// Every variant of the sweep, by name.
+std::vector<Variant> all_variants() {
+  return {
       {"tiled32", tiled<32>()},
       {"coarse2", coarsened<2>()},
       {"coarse4", coarsened<4>()},
@@ -400,29 +389,27 @@ int main(int argc, char** argv) {
       {"r2 128x64x8 split pipe", r2<128, 64, 8, 8, 8, true, true>()},
       {"r2 64x64x16 split pipe", r2<64, 64, 16, 8, 8, true, true>()},
   };
+}
 
-  cublasHandle_t h;
-  cublasCreate(&h);
-  cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
-  const float one = 1, zero = 0;
-
-  if (profile) {
-    const int n = sizes[0];
-    float *A, *B, *C;
-    CK(cudaMalloc(&A, size_t(n) * n * 4));
-    CK(cudaMalloc(&B, size_t(n) * n * 4));
-    CK(cudaMalloc(&C, size_t(n) * n * 4));
-    CK(cudaMemset(A, 0, size_t(n) * n * 4));
-    CK(cudaMemset(B, 0, size_t(n) * n * 4));
-    for (auto& v : variants) {
-      v.launch(A, B, C, n, n, n);
-      CK(cudaDeviceSynchronize());
-    }
-    std::printf("profile: launched %zu variants at n = %d\n", variants.size(), n);
-    return 0;
+// One launch of each variant at n, for Nsight Compute (profile.sh).
+void profile_launches(const std::vector<Variant>& variants, int n) {
+  float *A, *B, *C;
+  CK(cudaMalloc(&A, size_t(n) * n * 4));
+  CK(cudaMalloc(&B, size_t(n) * n * 4));
+  CK(cudaMalloc(&C, size_t(n) * n * 4));
+  CK(cudaMemset(A, 0, size_t(n) * n * 4));
+  CK(cudaMemset(B, 0, size_t(n) * n * 4));
+  for (auto& v : variants) {
+    v.launch(A, B, C, n, n, n);
+    CK(cudaDeviceSynchronize());
   }
+  std::printf("profile: launched %zu variants at n = %d\n", variants.size(), n);
+}
 
-  // Correctness on awkward shapes (vector path with edges, scalar path, misaligned pointers).
+// Correctness on awkward shapes (vector path with edges, scalar path, misaligned pointers):
+// every variant exact against cuBLAS on small integers. Prints each failure; true without any.
+bool exact_on_awkward_shapes(const std::vector<Variant>& variants, cublasHandle_t h) {
+  const float one = 1, zero = 0;
   struct Shape {
     int M, N, K, offset;
   };
@@ -466,6 +453,94 @@ int main(int argc, char** argv) {
     cudaFree(C);
     cudaFree(R);
   }
+  return all_ok;
+}
+
+// The timings at n: cuBLAS, then every variant, each checked once, then timed with the L2
+// flushed before every call (median and min of 15 or 30 calls after 2 untimed).
+void time_at(int n, const std::vector<Variant>& variants, cublasHandle_t h, void* flush, size_t flush_bytes,
+             cudaEvent_t e0, cudaEvent_t e1) {
+  const float one = 1, zero = 0;
+  const size_t cnt = size_t(n) * n;
+  std::vector<float> hA(cnt), hB(cnt);
+  for (auto& x : hA) x = rand() / float(RAND_MAX) * 2 - 1;
+  for (auto& x : hB) x = rand() / float(RAND_MAX) * 2 - 1;
+  float *A, *B, *C, *R;
+  CK(cudaMalloc(&A, cnt * 4));
+  CK(cudaMalloc(&B, cnt * 4));
+  CK(cudaMalloc(&C, cnt * 4));
+  CK(cudaMalloc(&R, cnt * 4));
+  CK(cudaMemcpy(A, hA.data(), cnt * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(B, hB.data(), cnt * 4, cudaMemcpyHostToDevice));
+  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
+  std::vector<float> ref(cnt), got(cnt);
+  CK(cudaMemcpy(ref.data(), R, cnt * 4, cudaMemcpyDeviceToHost));
+
+  std::vector<Variant> all = {{"cuBLAS", [&](const float* a, const float* b, float* c, int, int, int) {
+                                 cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n);
+                               }}};
+  all.insert(all.end(), variants.begin(), variants.end());
+  double cublas_ms = 0;
+  std::printf("\nn = %d\n%-30s %9s %9s %8s %8s\n", n, "variant", "median", "min", "TFLOP/s", "%cuBLAS");
+  for (auto& v : all) {
+    CK(cudaMemset(C, 0xFF, cnt * 4));
+    v.launch(A, B, C, n, n, n);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(got.data(), C, cnt * 4, cudaMemcpyDeviceToHost));
+    double maxerr = 0;
+    for (size_t i = 0; i < cnt; ++i)
+      maxerr = std::max(maxerr, std::isfinite(got[i]) ? double(std::fabs(got[i] - ref[i])) : 1e30);
+    std::vector<float> ms;
+    const int runs = n >= 4096 ? 15 : 30;
+    for (int r = 0; r < runs + 2; ++r) {
+      CK(cudaMemsetAsync(flush, r, flush_bytes));
+      cudaEventRecord(e0);
+      v.launch(A, B, C, n, n, n);
+      cudaEventRecord(e1);
+      CK(cudaEventSynchronize(e1));
+      float t;
+      cudaEventElapsedTime(&t, e0, e1);
+      if (r >= 2) ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    const double med = ms[ms.size() / 2];
+    if (v.name == "cuBLAS") cublas_ms = med;
+    const double tf = 2.0 * n * n * double(n) / (med * 1e-3) / 1e12;
+    std::printf("%-30s %9.3f %9.3f %8.2f %7.1f%%%s\n", v.name.c_str(), med, ms[0], tf, 100 * cublas_ms / med,
+                maxerr > n * 1e-5 ? "  BAD RESULT" : "");
+  }
+  cudaFree(A);
+  cudaFree(B);
+  cudaFree(C);
+  cudaFree(R);
+}
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes = {1024, 2048, 4096};
+  const bool profile = argc > 1 && std::string(argv[1]) == "profile";  // one launch of each, for ncu
+  if (profile) {
+    sizes = {argc > 2 ? std::atoi(argv[2]) : 2048};
+  } else if (argc > 1) {
+    sizes.clear();
+    for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("GPU: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+
+  std::vector<Variant> variants = all_variants();
+
+  cublasHandle_t h;
+  cublasCreate(&h);
+  cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+
+  if (profile) {
+    profile_launches(variants, sizes[0]);
+    return 0;
+  }
+
+  const bool all_ok = exact_on_awkward_shapes(variants, h);
   std::printf("correctness: %s\n", all_ok ? "all variants exact on all shapes" : "FAILURES above");
 
   // L2 flush buffer.
@@ -476,60 +551,6 @@ int main(int argc, char** argv) {
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
 
-  for (int n : sizes) {
-    const size_t cnt = size_t(n) * n;
-    std::vector<float> hA(cnt), hB(cnt);
-    for (auto& x : hA) x = rand() / float(RAND_MAX) * 2 - 1;
-    for (auto& x : hB) x = rand() / float(RAND_MAX) * 2 - 1;
-    float *A, *B, *C, *R;
-    CK(cudaMalloc(&A, cnt * 4));
-    CK(cudaMalloc(&B, cnt * 4));
-    CK(cudaMalloc(&C, cnt * 4));
-    CK(cudaMalloc(&R, cnt * 4));
-    CK(cudaMemcpy(A, hA.data(), cnt * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(B, hB.data(), cnt * 4, cudaMemcpyHostToDevice));
-    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
-    std::vector<float> ref(cnt), got(cnt);
-    CK(cudaMemcpy(ref.data(), R, cnt * 4, cudaMemcpyDeviceToHost));
-
-    std::vector<Variant> all = {{"cuBLAS", [&](const float* a, const float* b, float* c, int, int, int) {
-                                   cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n);
-                                 }}};
-    all.insert(all.end(), variants.begin(), variants.end());
-    double cublas_ms = 0;
-    std::printf("\nn = %d\n%-30s %9s %9s %8s %8s\n", n, "variant", "median", "min", "TFLOP/s", "%cuBLAS");
-    for (auto& v : all) {
-      CK(cudaMemset(C, 0xFF, cnt * 4));
-      v.launch(A, B, C, n, n, n);
-      CK(cudaGetLastError());
-      CK(cudaDeviceSynchronize());
-      CK(cudaMemcpy(got.data(), C, cnt * 4, cudaMemcpyDeviceToHost));
-      double maxerr = 0;
-      for (size_t i = 0; i < cnt; ++i)
-        maxerr = std::max(maxerr, std::isfinite(got[i]) ? double(std::fabs(got[i] - ref[i])) : 1e30);
-      std::vector<float> ms;
-      const int runs = n >= 4096 ? 15 : 30;
-      for (int r = 0; r < runs + 2; ++r) {
-        CK(cudaMemsetAsync(flush, r, flush_bytes));
-        cudaEventRecord(e0);
-        v.launch(A, B, C, n, n, n);
-        cudaEventRecord(e1);
-        CK(cudaEventSynchronize(e1));
-        float t;
-        cudaEventElapsedTime(&t, e0, e1);
-        if (r >= 2) ms.push_back(t);
-      }
-      std::sort(ms.begin(), ms.end());
-      const double med = ms[ms.size() / 2];
-      if (v.name == "cuBLAS") cublas_ms = med;
-      const double tf = 2.0 * n * n * double(n) / (med * 1e-3) / 1e12;
-      std::printf("%-30s %9.3f %9.3f %8.2f %7.1f%%%s\n", v.name.c_str(), med, ms[0], tf, 100 * cublas_ms / med,
-                  maxerr > n * 1e-5 ? "  BAD RESULT" : "");
-    }
-    cudaFree(A);
-    cudaFree(B);
-    cudaFree(C);
-    cudaFree(R);
-  }
+  for (int n : sizes) time_at(n, variants, h, flush, flush_bytes, e0, e1);
   return 0;
 }
