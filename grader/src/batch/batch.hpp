@@ -11,7 +11,7 @@
 #include "grader/gradebook.hpp"
 #include "grader/roster.hpp"
 #include "grader/submission.hpp"
-#include "labs.hpp"
+#include "tree/labs.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #include "calibrate/calibrate.hpp"
 
-#include "build_tree.hpp"
+#include "tree/build_tree.hpp"
 #include "calibrate/peaks.hpp"
 #include "calibrate/profile.hpp"
 #include "calibrate/thresholds.hpp"

@@ -1,6 +1,6 @@
-#include "check.hpp"
+#include "check/check.hpp"
 
-#include "build_tree.hpp"
+#include "tree/build_tree.hpp"
 #include "grader/build_log.hpp"
 #include "grader/file_lock.hpp"
 #include "grader/isolation.hpp"

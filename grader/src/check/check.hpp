@@ -1,7 +1,7 @@
 // `grader check <lab>`: rebuild the student's code for one lab, run its tests, report.
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 
 #include "grader/lab_config.hpp"
 

@@ -6,7 +6,7 @@
 #include "inspect/ncu_output.hpp"
 #include "inspect/tools.hpp"
 
-#include "check.hpp"
+#include "check/check.hpp"
 #include "grader/file_lock.hpp"
 #include "grader/files.hpp"
 #include "grader/lab_config.hpp"

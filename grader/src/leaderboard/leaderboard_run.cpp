@@ -1,9 +1,9 @@
-#include "leaderboard_run.hpp"
+#include "leaderboard/leaderboard_run.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "build_tree.hpp"
+#include "tree/build_tree.hpp"
 #include "grader/files.hpp"
 #include "grader/forbidden_api.hpp"
 #include "grader/gradebook.hpp"

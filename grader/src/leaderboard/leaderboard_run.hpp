@@ -13,8 +13,8 @@
 //    .csv, .json and a self-contained leaderboard.html.
 #pragma once
 
-#include "batch.hpp"
-#include "labs.hpp"
+#include "batch/batch.hpp"
+#include "tree/labs.hpp"
 
 #include <filesystem>
 #include <string>

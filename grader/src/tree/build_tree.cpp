@@ -1,4 +1,4 @@
-#include "build_tree.hpp"
+#include "tree/build_tree.hpp"
 
 #include "grader/file_lock.hpp"
 #include "grader/process.hpp"

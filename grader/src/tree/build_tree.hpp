@@ -8,7 +8,7 @@
 // saying so on stderr, and then usually finds nothing left to do.
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 
 #include <atomic>
 #include <filesystem>

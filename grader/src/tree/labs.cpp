@@ -1,4 +1,4 @@
-#include "labs.hpp"
+#include "tree/labs.hpp"
 
 #include <toml++/toml.h>
 
