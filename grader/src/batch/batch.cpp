@@ -7,6 +7,7 @@
 #include "tree/build_tree.hpp"
 #include "check/check.hpp"
 
+#include "grader/test_program_env.hpp"
 #include "grader/baseline_cache.hpp"
 #include "grader/build_log.hpp"
 #include "grader/file_lock.hpp"
@@ -223,6 +224,15 @@ private:
     return report;
   }
   std::string overrides_env(const std::string& model = "") const;  // the override files, absolute, ':'-separated
+  // What every run of a test program here is told (grader/test_program_env.hpp): the seed, the
+  // lab's lab.toml and the code's files; each run adds its own.
+  TestProgramEnv test_env(const fs::path& source_dir) const {
+    TestProgramEnv env;
+    env.seed = seed_;
+    env.config = paths_.lab_dir(config_.name()) / "lab.toml";
+    env.source_dir = source_dir;
+    return env;
+  }
   // --feedback-profile: Nsight Compute's view of the submission's correct-but-slow exercises
   // (Markdown for its feedback), in the sandbox, beside the reference's; "" when none is slow.
   std::string profile_feedback(Grading& g, const LabReport& report);
@@ -726,10 +736,9 @@ const inspect::Profiled* Batch::reference_profile(const std::string& exercise) {
   const inspect::RunTool direct = [&](const std::vector<std::string>& argv, const fs::path& log) {
     ProcessOptions p;
     p.argv = argv;
-    p.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)},
-                 {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
-                 {"WORKBOOK_SOURCE_DIR", paths_.solution_dir(config_.name()).string()},
-                 {"WORKBOOK_OVERRIDES", overrides}};
+    TestProgramEnv env = test_env(paths_.solution_dir(config_.name()));
+    env.overrides = overrides;
+    p.set_env = test_program_env(env);
     p.output_file = log;
     p.timeout_s = o_.feedback_profile_s;
     p.cancel = &g_interrupted;
@@ -791,11 +800,10 @@ std::string Batch::profile_feedback(Grading& g, const LabReport& report) {
       for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
       sr.hidden = hidden;
       sr.base = base_folders();
-      sr.env = {{"WORKBOOK_SEED", std::to_string(seed_)},
-                {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
-                {"WORKBOOK_SOURCE_DIR", src.string()},
-                {"WORKBOOK_CACHE_DIR", cache_dir().string()},
-                {"WORKBOOK_OVERRIDES", overrides}};
+      TestProgramEnv env = test_env(src);
+      env.cache_dir = cache_dir();
+      env.overrides = overrides;
+      sr.env = test_program_env(env);
       sr.log = log;
       sr.timeout_s = budget;
       sr.limits.memory_bytes = o_.memory_bytes;
@@ -833,24 +841,23 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
   for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
   sr.hidden = hidden_from_submission();
   sr.base = base_folders();
-  sr.env = {{"WORKBOOK_SEED", std::to_string(seed_)},
-            {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
-            {"WORKBOOK_SOURCE_DIR", g.src.string()},
-            {"WORKBOOK_CACHE_DIR", cache_dir().string()},
-            {"WORKBOOK_OVERRIDES", overrides_env(g.model)}};
+  TestProgramEnv env = test_env(g.src);
+  env.cache_dir = cache_dir();
+  env.overrides = overrides_env(g.model);
   sr.log = log;
   sr.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
-  sr.env["WORKBOOK_PHASE_TIMEOUT_S"] = std::to_string(sr.timeout_s);  // bounds the call timeout (test_main)
+  env.phase_timeout_s = sr.timeout_s;  // bounds the call timeout (test_main)
   // The cap on file size binds the submission's code (the runner), not the harness, whose arena
   // (a memfd) holds a call's host data: kmeans' 256 MB of objects, more than the cap.
-  sr.env["WORKBOOK_RUNNER_FILE_BYTES"] = std::to_string(256ull << 20);
+  env.runner_file_bytes = 256ull << 20;
   sr.limits.memory_bytes = o_.memory_bytes;
   sr.limits.max_processes = o_.max_processes;
   sr.limits.output_bytes = 4 << 20;
-  for (const auto& [name, value] : program.env) sr.env[name] = value;
+  env.runner = program.runner;
   const int results_fd = ::open(results.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (results_fd < 0) throw std::runtime_error("cannot write " + results.string());
-  sr.env["WORKBOOK_RESULTS_FD"] = std::to_string(results_fd);
+  env.results_fd = results_fd;
+  sr.env = test_program_env(env);
   ProcessOptions p = sandboxed_process(sandbox_, sr);
   p.cancel = &g_interrupted;
   p.pass_fds[results_fd] = results_fd;
@@ -1380,7 +1387,10 @@ void Batch::calibrate_reference() {
     calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[performance]"};
     // On the first GPU graded on, with its model's thresholds (--gpus may leave out device 0).
     const GpuSlot& first = pool_->gpus().front();
-    calibrate.set_env = {{"WORKBOOK_SEED", std::to_string(seed_)}, {"WORKBOOK_OVERRIDES", overrides_env(first.model)}};
+    TestProgramEnv env;
+    env.seed = seed_;
+    env.overrides = overrides_env(first.model);
+    calibrate.set_env = test_program_env(env);
     if (!first.visible.empty()) calibrate.set_env["CUDA_VISIBLE_DEVICES"] = first.visible;
     fs::create_directories(log_dir);
     calibrate.output_file = log_dir / (log_prefix + "calibration.log");
@@ -1566,8 +1576,7 @@ std::vector<fs::path> hidden_from_submissions(const Paths& paths, const std::str
 }
 
 SubmissionProgram submission_program(const Paths& paths, const std::string& lab, const fs::path& build) {
-  if (fs::exists(build / "runner"))
-    return {paths.test_program(lab, false), {{"WORKBOOK_RUNNER", (build / "runner").string()}}};
+  if (fs::exists(build / "runner")) return {paths.test_program(lab, false), build / "runner"};
   return {build / "grade-submission", {}};
 }
 

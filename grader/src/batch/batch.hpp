@@ -27,7 +27,7 @@ namespace grader {
 // (grader/remote/); else the submission's own test program (tests and code linked together).
 struct SubmissionProgram {
   std::filesystem::path program;
-  std::map<std::string, std::string> env;  // WORKBOOK_RUNNER, WORKBOOK_SOURCE_DIR's companions
+  std::optional<std::filesystem::path> runner;  // the runner of the submission's code, for a harness
 };
 SubmissionProgram submission_program(const Paths& paths, const std::string& lab, const std::filesystem::path& build);
 

@@ -1,6 +1,7 @@
 #include "check/check.hpp"
 
 #include "tree/build_tree.hpp"
+#include "grader/test_program_env.hpp"
 #include "grader/build_log.hpp"
 #include "grader/file_lock.hpp"
 #include "grader/isolation.hpp"
@@ -159,12 +160,14 @@ int run_check(const Paths& paths, const CheckOptions& o) {
     ProcessOptions run;
     run.argv = {program.string()};
     if (!filter.empty()) run.argv.push_back(filter);
-    run.set_env = {{"WORKBOOK_SEED", std::to_string(seed)},
-                   {"WORKBOOK_RESULTS", results.string()},
-                   {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
-                   {"WORKBOOK_SOURCE_DIR", (o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab)).string()},
-                   {"WORKBOOK_OVERRIDES", overrides},
-                   {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(config.timeout_s())}};
+    TestProgramEnv env;
+    env.seed = seed;
+    env.results = results;
+    env.config = paths.lab_dir(o.lab) / "lab.toml";
+    env.source_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
+    env.overrides = overrides;
+    env.phase_timeout_s = config.timeout_s();
+    run.set_env = test_program_env(env);
     run.output_file = log;
     run.timeout_s = config.timeout_s();
     run.on_poll = [&] { progress.poll(); };

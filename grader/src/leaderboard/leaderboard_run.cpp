@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "tree/build_tree.hpp"
+#include "grader/test_program_env.hpp"
 #include "grader/files.hpp"
 #include "grader/forbidden_api.hpp"
 #include "grader/gradebook.hpp"
@@ -38,8 +39,8 @@ namespace {
 struct Entry {
   std::string name;
   bool reference = false;
-  fs::path program, src, build;            // src and build: shown read-only in the sandbox
-  std::map<std::string, std::string> env;  // the runner's path, for a harness with a runner
+  fs::path program, src, build;    // src and build: shown read-only in the sandbox
+  std::optional<fs::path> runner;  // the runner's path, for a harness with a runner
   // Each round's timed calls, one vector per round (each round is a process of its own).
   using Rounds = std::vector<std::vector<double>>;
   Rounds rounds;
@@ -189,19 +190,21 @@ void Leaderboard::time_once(Entry& e, int round) {
   run.readable.push_back(fs::absolute(e.program));
   if (e.reference) run.readable.push_back(fs::absolute(paths_.build_root) / "bin");  // its runner
   run.base = {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
-  run.env = {{"WORKBOOK_SEED", std::to_string(seed_ + static_cast<std::uint64_t>(round))},
-             {"WORKBOOK_LEADERBOARD_CALLS", std::to_string(calls_)},
-             {"WORKBOOK_CONFIG", (paths_.lab_dir(config_.name()) / "lab.toml").string()},
-             {"WORKBOOK_OVERRIDES", overrides}};
-  if (!e.src.empty()) run.env["WORKBOOK_SOURCE_DIR"] = e.src.string();
-  if (e.reference) run.env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
-  for (const auto& [name, value] : e.env) run.env[name] = value;
+  TestProgramEnv env;
+  env.seed = seed_ + static_cast<std::uint64_t>(round);
+  env.leaderboard_calls = calls_;
+  env.config = paths_.lab_dir(config_.name()) / "lab.toml";
+  env.overrides = overrides;
+  if (!e.src.empty()) env.source_dir = e.src;
+  env.leaderboard_tiers = e.reference;
+  env.runner = e.runner;
   const int out_fd = ::open(out.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (out_fd < 0) throw std::runtime_error("cannot write " + out.string());
-  run.env["WORKBOOK_LEADERBOARD_OUT_FD"] = std::to_string(out_fd);
+  env.leaderboard_out_fd = out_fd;
   run.log = dir / fmt::format("round-{}.log", round);
   run.timeout_s = o_.batch.run_timeout_s.value_or(config_.timeout_s());
-  run.env["WORKBOOK_RUNNER_FILE_BYTES"] = std::to_string(64ull << 20);  // the runner's, as in batch
+  env.runner_file_bytes = 64ull << 20;  // the runner's, as in batch
+  run.env = test_program_env(env);
   run.limits.memory_bytes = o_.batch.memory_bytes;
   run.limits.max_processes = o_.batch.max_processes;
   run.limits.output_bytes = 1 << 20;
@@ -292,7 +295,7 @@ void Leaderboard::collect_entries(const fs::path& batch_out, std::vector<Entry>&
     e.build = fs::absolute(batch_out) / "work" / s.student / "build";
     const SubmissionProgram program = submission_program(paths_, config_.name(), e.build);
     e.program = program.program;
-    e.env = program.env;
+    e.runner = program.runner;
     entries.push_back(e);
   }
   std::cerr << fmt::format("leaderboard of {} / {}: {} entries, {} refused, {} rounds of {} calls\n", config_.name(),
@@ -432,12 +435,14 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
     fs::remove(out);
     ProcessOptions p;
     p.argv = {paths.test_program(lab, ref).string(), "[leaderboard][" + exercise + "]"};
-    p.set_env = {{"WORKBOOK_SEED", std::to_string(seed)},
-                 {"WORKBOOK_LEADERBOARD_OUT", out.string()},
-                 {"WORKBOOK_CONFIG", (paths.lab_dir(lab) / "lab.toml").string()},
-                 {"WORKBOOK_OVERRIDES", overrides_env},
-                 {"WORKBOOK_SOURCE_DIR", (ref ? paths.solution_dir(lab) : paths.lab_dir(lab)).string()}};
-    if (ref || !with_reference) p.set_env["WORKBOOK_LEADERBOARD_TIERS"] = "1";
+    TestProgramEnv env;
+    env.seed = seed;
+    env.leaderboard_out = out;
+    env.config = paths.lab_dir(lab) / "lab.toml";
+    env.overrides = overrides_env;
+    env.source_dir = ref ? paths.solution_dir(lab) : paths.lab_dir(lab);
+    env.leaderboard_tiers = ref || !with_reference;
+    p.set_env = test_program_env(env);
     p.output_file = dir / (ref ? "reference.log" : "yours.log");
     p.timeout_s = config.timeout_s();
     std::cerr << "timing " << (ref ? "the reference solution" : "your code") << " (" << exercise << ") ...\n";
