@@ -140,13 +140,23 @@ public:
   int run();
 
 private:
+  // One submission's grading, in named stages, each timed into g.times; a stage returning false
+  // ends the grading there (finish() has recorded why). Their input and output is the Grading:
+  //   1. collect      the submission's editable files -> g.src (or rejected, missing file)
+  //   2. build        g.src -> its programs in g.build (or build failed)
+  //   3. correctness  the checks, GPU shared -> results.jsonl (run_checks)
+  //   4. timed        the correct exercises' timed cases, GPU alone -> results.jsonl (run_timed)
+  //   5. report       results.jsonl -> g.r: report, status, notes, feedback profile (report_run)
+  // then record() writes the outputs (students/<id>.json, feedback, gradebook); a kept result is
+  // judged again with today's configuration by earlier_result() instead of stages 1-5.
   StudentResult grade(const Submission& s);
-  // Its stages, each timed into g.times: false when the submission's grading ends there.
   bool collect(Grading& g);
   bool build(Grading& g);
   void build_inspect(Grading& g);
-  void run_tests(Grading& g);
+  void run_tests(Grading& g);  // stages 3 to 5
   IsolatedRun run_checks(Grading& g, const fs::path& results);
+  RunStatus run_timed(Grading& g, const fs::path& results, const RunStatus& checks);
+  void report_run(Grading& g, const fs::path& results, const IsolatedRun& checks, const RunStatus& status);
   std::function<RunStatus(const std::string&)> phase(Grading& g, const std::string& name, bool exclusive);
   Phase run_phase(Grading& g, const fs::path& results, const std::string& filter, bool exclusive, const fs::path& log);
   Phase run_on_gpu(Grading& g, ProcessOptions p, bool exclusive);
@@ -610,7 +620,8 @@ ProcessResult Batch::build_from_template(const Grading& g, const std::string& ta
   return run_build_step(g, {"/bin/sh", (g.build / ("build-" + name + ".sh")).string()}, log, timeout_s);
 }
 
-// 3. Run: correctness and static checks (GPU shared), then the timed cases (GPU alone).
+// 3-5. Run: correctness and static checks (GPU shared), then the timed cases (GPU alone), then
+// the report of what they recorded.
 void Batch::run_tests(Grading& g) {
   fs::remove_all(g.run);
   fs::create_directories(g.run);
@@ -618,13 +629,26 @@ void Batch::run_tests(Grading& g) {
   // descriptor: nothing in the sandbox can find it by name (results.hpp).
   const fs::path results = g.dir / "results.jsonl";
   fs::remove(results);
-  IsolatedRun checks = run_checks(g, results);
-  RunStatus status = checks.status;
+  const IsolatedRun checks = run_checks(g, results);
+  const RunStatus status = run_timed(g, results, checks.status);
+  report_run(g, results, checks, status);
+}
+
+// 4. The timed cases of the exercises whose checks were all right, the GPU alone; the run's
+// status (the checks' where nothing was timed).
+RunStatus Batch::run_timed(Grading& g, const fs::path& results, const RunStatus& checks) {
+  RunStatus status = checks;
   if (status.state == RunState::Completed) {
     // Only correct exercises are timed: the GPU is the batch's one serial resource.
     const auto exercises = exercises_to_time(config_, read_results(results));
     if (!exercises.empty()) status = run_isolated(timed_filter(exercises), results, phase(g, "timed", true)).status;
   }
+  return status;
+}
+
+// 5. The submission's report from what its test program recorded, with the notes of its runs
+// and, with --feedback-profile, Nsight Compute's view of its slow exercises.
+void Batch::report_run(Grading& g, const fs::path& results, const IsolatedRun& checks, const RunStatus& status) {
   if (!checks.ended_in.empty())
     g.r.notes.push_back("the test program ended abnormally in " + checks.ended_in.front() +
                         "; the exercises after it ran again in a fresh process");
@@ -666,7 +690,7 @@ std::function<RunStatus(const std::string&)> Batch::phase(Grading& g, const std:
   };
 }
 
-// The correctness and static phases, beside other submissions on the GPU; run again alone when
+// 3. The correctness and static phases, beside other submissions on the GPU; run again alone when
 // they ran out of GPU memory while others shared it (one student's memory costs no one else).
 IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   g.attempts.clear();
