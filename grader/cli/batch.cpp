@@ -1,6 +1,6 @@
 // grader batch <lab> <submissions> -o <out>: a class's submissions graded (instructors); with
 // --slurm, as a Slurm job array; --slurm-task is one of its tasks.
-#include "batch.hpp"
+#include "batch/batch.hpp"
 #include "command.hpp"
 #include "slurm/slurm_batch.hpp"
 

@@ -1,10 +1,10 @@
 // grader check <lab>: a student's working copy, built, tested and reported; with --leaderboard,
 // --sanitize or --profile, the leaderboard's timing or a tool's view instead; with --slurm,
 // through a Slurm job on a GPU node.
-#include "check.hpp"
+#include "check/check.hpp"
 #include "command.hpp"
 #include "inspect/inspect.hpp"
-#include "leaderboard_run.hpp"
+#include "leaderboard/leaderboard_run.hpp"
 #include "slurm/slurm_check.hpp"
 
 #include <unistd.h>

@@ -3,7 +3,7 @@
 // returns what to run once the command line is parsed. main.cpp only wires them.
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 #include "slurm/slurm_batch.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,6 +1,6 @@
 // grader leaderboard <lab> <submissions> -o <out>: submissions graded, then ranked by speed.
 #include "command.hpp"
-#include "leaderboard_run.hpp"
+#include "leaderboard/leaderboard_run.hpp"
 #include "slurm/slurm_check.hpp"
 
 #include <memory>

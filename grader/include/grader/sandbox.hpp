@@ -68,7 +68,7 @@ struct SandboxedRun {
 // Every vendor math library on this machine (remote/vendor_libraries.hpp: cuBLAS, cuDNN, cuFFT,
 // cuSPARSE, cuSOLVER, cuRAND, NPP, nvJPEG, CUTLASS builds ...), as real files, symlinks resolved:
 // in the CUDA toolkits, the system's library folders, the loader's (ld.so.conf, LD_LIBRARY_PATH),
-// pip's and conda's trees (src/vendor_masks.cpp).
+// pip's and conda's trees (src/sandbox/vendor_masks.cpp).
 std::vector<std::filesystem::path> vendor_library_files();
 
 // The process to run: wrapped in `sandbox`, a cleared environment with only a plain PATH, HOME,

@@ -24,7 +24,7 @@ std::string function_body(const std::string& source, const std::string& name);
 // function, every overload), the #define of each macro it names, and each namespace-scope
 // variable it uses (`extern __shared__ float smem[];`). Comments and strings stripped, one text
 // after another; a helper never reached is not in it. Empty when the kernel has no definition.
-// (src/kernel_code.cpp)
+// (src/core/kernel_code.cpp)
 std::string kernel_code(const std::string& source, const std::string& kernel_name);
 
 }  // namespace grader

@@ -12,6 +12,7 @@
 #include "device_product.hpp"
 #include "grader/grading.hpp"
 #include "grader/static_check.hpp"
+#include "grader/verdicts.hpp"
 #include "granularity.h"
 #include "product.hpp"
 #include "tiled_reference.hpp"
@@ -31,6 +32,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -47,7 +49,7 @@ using product_grading::Values;
 // block tile with a single 8-wide phase, and shapes whose N and K are multiples of 4 (so
 // register_2d takes its float4 path) but whose M, N and K are multiples of no tile, so the
 // vector loads and stores meet the edges.
-const Shape kShapes[] = {
+const std::vector<Shape> kShapes = {
     {1, 1, 1},   {16, 16, 16},  {32, 32, 32},   {33, 17, 45},   {127, 131, 137}, {1, 300, 7},       {300, 1, 5},
     {64, 48, 1}, {128, 128, 8}, {100, 132, 68}, {129, 260, 36}, {512, 384, 257}, {1024, 768, 1000},
 };
@@ -62,50 +64,27 @@ void run_once(const Shape& s, Draw draw, const Launcher& launch, int offset, Cas
   product_grading::run_case(s, draw, launch, offset, r.exercise + ".cu", r);
 }
 
-// Every shape, with exact and float inputs; small shapes twice on fresh inputs, so that a race
-// (a missing __syncthreads) that gets lucky once is caught the next time; then the offset
-// pointers, once with each kind of input.
+// Every shape (product_grading::check_shapes); then the offset pointers, once with each kind of
+// input; then the instructor's hidden shapes.
 int correctness_cases() {
-  int n = 2 + static_cast<int>(grading::hidden_shapes().size());  // the offset shape, the hidden ones
-  for (const Shape& s : kShapes) n += 2 * (product_grading::is_large(s) ? 1 : 2);
-  return n;
+  // the offset shape twice, the hidden ones
+  return product_grading::shape_cases(kShapes) + 2 + static_cast<int>(grading::hidden_shapes().size());
 }
 
 void check_correctness(const std::string& exercise, const std::string& prefix, const Launcher& launch) {
-  for (const Shape& s : kShapes) {
-    const bool large = product_grading::is_large(s);
-    if (large && grading::fewer_cases()) continue;
-    for (Values v : {Values::SmallIntegers, Values::Floats}) {
-      for (int repeat = 0; repeat < (large || grading::fewer_cases() ? 1 : 2); ++repeat) {
-        const std::string name =
-            prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") + (repeat ? " #2" : "");
-        GRADE_CASE(exercise, "correctness", name, [&](CaseResult& r) {
-          run_once(s, {v, std::uint64_t(repeat)}, launch, 0, r);
-        });
-      }
-    }
-  }
+  product_grading::check_shapes(exercise, prefix, kShapes, launch, exercise + ".cu");
   for (Values v : {Values::SmallIntegers, Values::Floats}) {
     const std::string name = prefix + kOffsetShape.str() + (v == Values::SmallIntegers ? " ints" : " floats") +
                              ", pointers 4 bytes off 16-byte alignment";
     GRADE_CASE(exercise, "correctness", name, [&](CaseResult& r) { run_once(kOffsetShape, {v, 0}, launch, 1, r); });
   }
-  // The instructor's hidden shapes ([hidden] shapes, each [M, N, K]), float inputs, once each.
-  for (const auto& h : grading::hidden_shapes()) {
-    const Shape s{h[0], h[1], h[2]};
-    GRADE_HIDDEN_CASE(exercise, "correctness", prefix, [&](CaseResult& r) { run_once(s, {}, launch, 0, r); });
-  }
+  product_grading::check_hidden_shapes(exercise, prefix, launch, exercise + ".cu");
 }
 
 // ---- performance --------------------------------------------------------------------------
 
-Shape config_shape(const std::string& key) {
-  const auto size = grading::config().int_list(key);
-  if (size.size() != 3) throw grader::ConfigError(key + " must be [M, N, K]");
-  return {size[0], size[1], size[2]};
-}
-Shape perf_shape() { return config_shape("performance.size"); }
-Shape relative_shape() { return config_shape("performance.relative_size"); }
+Shape perf_shape() { return product_grading::config_shape("performance.size"); }
+Shape relative_shape() { return product_grading::config_shape("performance.relative_size"); }
 
 using product_grading::gflops;
 
@@ -146,19 +125,10 @@ void over_tiled_verdict(const Measured& m, double min_ratio, CaseResult& r) {
   r.metrics["tiled_gflops"] = gflops(s, tiled_ms);
   r.metrics["ratio"] = ratio;  // the report prints "4.57x (needs >= 3.40x)"
   r.metrics["min_ratio"] = min_ratio;
-  if (m.wrong_calls > 0) {
-    r.outcome = Outcome::Incorrect;
-    r.detail = wrong_calls_detail(m);
-  } else if (ratio >= min_ratio) {
-    r.outcome = Outcome::Passed;
-  } else {
-    r.outcome = Outcome::TooSlow;
-    std::ostringstream d;
-    d.precision(3);
+  grading::threshold_verdict(r, m.wrong_calls > 0, wrong_calls_detail(m), ratio, min_ratio, [&](std::ostream& d) {
     d << "median " << med << " ms against the tiled kernel's " << tiled_ms << " ms: " << ratio << "x; needs "
       << min_ratio << "x, i.e. at most " << tiled_ms / min_ratio << " ms";
-    r.detail = d.str();
-  }
+  });
 }
 
 // The two performance cases of one launcher: over the sequential baseline, over tiled.
@@ -185,40 +155,43 @@ const Launcher register_2d = [](const float* A, const float* B, float* C, int M,
   granularity::register_2d(A, B, C, M, N, K, s);
 };
 
-std::string read_source(const std::string& name) {
-  const auto path = grading::source_file(name);
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// An exercise's launchers, each graded under its prefix ("factor 2: "; "" where there is one).
+using Variants = std::vector<std::pair<std::string, Launcher>>;
+Variants coarsened_factors() { return {{"factor 2: ", coarsened(2)}, {"factor 4: ", coarsened(4)}}; }
+
+// Plans the exercise's correctness cases, then runs them for every variant.
+void correctness_test(const std::string& exercise, const Variants& variants) {
+  grading::plan(exercise, "correctness", static_cast<int>(variants.size()) * correctness_cases());
+  for (const auto& [prefix, launch] : variants) check_correctness(exercise, prefix, launch);
+}
+
+// Plans the exercise's performance cases (two a variant), then runs them.
+void performance_test(const std::string& exercise, const Variants& variants) {
+  grading::plan(exercise, "performance", 2 * static_cast<int>(variants.size()));
+  for (const auto& [prefix, launch] : variants) check_performance(exercise, prefix, launch);
 }
 
 }  // namespace
 
 TEST_CASE("coarsened: correct on every shape, COARSE_FACTOR 2 and 4", "[coarsened][correctness]") {
-  grading::plan("coarsened", "correctness", 2 * correctness_cases());
-  for (int cf : {2, 4}) check_correctness("coarsened", "factor " + std::to_string(cf) + ": ", coarsened(cf));
+  correctness_test("coarsened", coarsened_factors());
 }
 
 TEST_CASE("coarsened: speedup over the sequential baseline and over tiled", "[coarsened][performance]") {
-  grading::plan("coarsened", "performance", 4);
-  for (int cf : {2, 4}) check_performance("coarsened", "factor " + std::to_string(cf) + ": ", coarsened(cf));
+  performance_test("coarsened", coarsened_factors());
 }
 
 TEST_CASE("register_1d: correct on every shape", "[register_1d][correctness]") {
-  grading::plan("register_1d", "correctness", correctness_cases());
-  check_correctness("register_1d", "", register_1d);
+  correctness_test("register_1d", {{"", register_1d}});
 }
 
 TEST_CASE("register_1d: speedup over the sequential baseline and over tiled", "[register_1d][performance]") {
-  grading::plan("register_1d", "performance", 2);
-  check_performance("register_1d", "", register_1d);
+  performance_test("register_1d", {{"", register_1d}});
 }
 
 TEST_CASE("register_2d: loads with float4", "[register_2d][static]") {
   GRADE_CASE("register_2d", "static", "register_2d.cu uses float4", [](CaseResult& r) {
-    if (grader::code_uses(read_source("register_2d.cu"), "float4")) {
+    if (grader::code_uses(grading::source_text("register_2d.cu"), "float4")) {
       r.outcome = Outcome::Passed;
     } else {
       r.outcome = Outcome::Incorrect;
@@ -230,13 +203,11 @@ TEST_CASE("register_2d: loads with float4", "[register_2d][static]") {
 }
 
 TEST_CASE("register_2d: correct on every shape", "[register_2d][correctness]") {
-  grading::plan("register_2d", "correctness", correctness_cases());
-  check_correctness("register_2d", "", register_2d);
+  correctness_test("register_2d", {{"", register_2d}});
 }
 
 TEST_CASE("register_2d: speedup over the sequential baseline and over tiled", "[register_2d][performance]") {
-  grading::plan("register_2d", "performance", 2);
-  check_performance("register_2d", "", register_2d);
+  performance_test("register_2d", {{"", register_2d}});
 }
 
 // The leaderboard (`grader leaderboard granularity`, docs/leaderboard-guide.md): hidden tests
@@ -245,20 +216,7 @@ TEST_CASE("register_2d: speedup over the sequential baseline and over tiled", "[
 // and its output is checked against a double-precision product computed there before the call
 // (contest.hpp has the other rules). The size is [leaderboard] size; the CPU reference would
 // take tens of seconds per call there.
-namespace {
-
-Shape leaderboard_shape() { return config_shape("leaderboard.size"); }
-
-void leaderboard_case(const std::string& exercise, const Launcher& launch) {
-  const Shape s = leaderboard_shape();
-  const auto result =
-      product_grading::time_product_contest(s.M, s.N, s.K, grading::seed(), launch, grading::contest_options());
-  grading::record_leaderboard(exercise, "self", result);
-  INFO(result.invalid);
-  CHECK(result.valid());
-}
-
-}  // namespace
+using product_grading::leaderboard_case;
 
 // coarsened races at COARSE_FACTOR 4, the faster of its two factors (as matmul-tiled races
 // TILE_WIDTH 32): one time per exercise and entry on the board.

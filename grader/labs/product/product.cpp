@@ -4,6 +4,7 @@
 #include "grader/baseline_cache.hpp"
 #include "grader/device_inputs.hpp"
 #include "grader/grading.hpp"
+#include "grader/verdicts.hpp"
 #include "sequential.hpp"
 #include "workbook/device_buffer.hpp"
 #include "workbook/guarded_buffer.hpp"
@@ -130,6 +131,12 @@ std::string describe_wrong(const workbook::Comparison& cmp, const std::string& e
 
 bool is_large(const Shape& s) { return double(s.M) * s.N * s.K > 64e6; }
 
+Shape config_shape(const std::string& key) {
+  const auto size = grading::config().int_list(key);
+  if (size.size() != 3) throw grader::ConfigError(key + " must be [M, N, K]");
+  return {size[0], size[1], size[2]};
+}
+
 void run_case(const Shape& s, Draw draw, const Launcher& launch, int offset, const std::string& file,
               grader::CaseResult& r) {
   workbook::Stream stream;
@@ -151,6 +158,38 @@ void run_case(const Shape& s, Draw draw, const Launcher& launch, int offset, con
     r.detail = "wrote outside C (memory just before or after C changed): check Row < M && Col < N";
   } else {
     r.outcome = Outcome::Passed;
+  }
+}
+
+int shape_cases(const std::vector<Shape>& shapes) {
+  int n = 0;
+  for (const Shape& s : shapes) n += 2 * (is_large(s) ? 1 : 2);
+  return n;
+}
+
+void check_shapes(const std::string& exercise, const std::string& prefix, const std::vector<Shape>& shapes,
+                  const Launcher& launch, const std::string& file) {
+  for (const Shape& s : shapes) {
+    const bool large = is_large(s);
+    if (large && grading::fewer_cases()) continue;
+    for (Values v : {Values::SmallIntegers, Values::Floats}) {
+      for (int repeat = 0; repeat < (large || grading::fewer_cases() ? 1 : 2); ++repeat) {
+        const std::string name =
+            prefix + s.str() + (v == Values::SmallIntegers ? " ints" : " floats") + (repeat ? " #2" : "");
+        GRADE_CASE(exercise, "correctness", name, [&](grader::CaseResult& r) {
+          run_case(s, {v, std::uint64_t(repeat)}, launch, 0, file, r);
+        });
+      }
+    }
+  }
+}
+
+void check_hidden_shapes(const std::string& exercise, const std::string& prefix, const Launcher& launch,
+                         const std::string& file) {
+  for (const auto& h : grading::hidden_shapes()) {
+    const Shape s{h[0], h[1], h[2]};
+    GRADE_HIDDEN_CASE(exercise, "correctness", prefix,
+                      [&](grader::CaseResult& r) { run_case(s, {}, launch, 0, file, r); });
   }
 }
 
@@ -210,6 +249,12 @@ void speedup_verdict(const Shape& s, const Measured& m, double base_ms, double m
         "{:.3g} ms",
         med, speedup, base_ms, min_speedup, base_ms / min_speedup);
   }
+}
+
+void leaderboard_case(const std::string& exercise, const Launcher& launch) {
+  const Shape s = config_shape("leaderboard.size");
+  const auto result = time_product_contest(s.M, s.N, s.K, grading::seed(), launch, grading::contest_options());
+  grading::record_own_entry(exercise, result);
 }
 
 double baseline_ms(const std::string& lab, const Shape& s) {

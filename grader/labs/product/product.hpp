@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace product_grading {
 
@@ -43,11 +44,25 @@ struct Draw {
   std::uint64_t number = 0;  // the case's repeat (0, 1), or a timed call's number
 };
 
+// A size of lab.toml in the form [M, N, K] ("performance.size"); a ConfigError otherwise.
+Shape config_shape(const std::string& key);
+
 // One correctness case: the inputs of `draw`, C poisoned, one call, every element compared.
 // `offset` moves A, B and C that many floats past their allocation's alignment (granularity's
 // float4 cases), with NaN in front. `file` is where the TODOs are ("matmul.cu").
 void run_case(const Shape& s, Draw draw, const Launcher& launch, int offset, const std::string& file,
               grader::CaseResult& r);
+
+// The correctness cases of one launcher on every shape of `shapes`, with exact and float inputs;
+// small shapes twice on fresh inputs, so that a race (a missing __syncthreads) that gets lucky
+// once is caught the next time. Named "<prefix><MxNxK> ints|floats[ #2]"; shape_cases() counts
+// them for grading::plan (a run with fewer cases records fewer).
+int shape_cases(const std::vector<Shape>& shapes);
+void check_shapes(const std::string& exercise, const std::string& prefix, const std::vector<Shape>& shapes,
+                  const Launcher& launch, const std::string& file);
+// The instructor's hidden shapes ([hidden] shapes, each [M, N, K]), float inputs, once each.
+void check_hidden_shapes(const std::string& exercise, const std::string& prefix, const Launcher& launch,
+                         const std::string& file);
 
 struct Measured {
   workbook::Timing timing;
@@ -69,6 +84,11 @@ nlohmann::json timing_metrics(const Shape& s, const Measured& m);
 // The verdict of a speedup over the sequential baseline (base_ms at s): incorrect when any call
 // was wrong, too slow under min_speedup, with the metrics and the detail a student reads.
 void speedup_verdict(const Shape& s, const Measured& m, double base_ms, double min_speedup, grader::CaseResult& r);
+
+// One leaderboard entry of `exercise` ("self"), at [leaderboard] size: every call, warm-up
+// included, on fresh inputs made on the GPU from the run's seed and the call's number, its output
+// checked against a double-precision product (time_product_contest, device_product.hpp).
+void leaderboard_case(const std::string& exercise, const Launcher& launch);
 
 // The sequential baseline's median at s, cached per machine under "<lab>/sequential/<MxNxK>".
 double baseline_ms(const std::string& lab, const Shape& s);

@@ -80,6 +80,137 @@ bool next_message(int fd, Type& type, std::vector<unsigned char>& payload, bool 
   return receive_message(fd, type, payload, -1);
 }
 
+// Runs `work`, turning what it throws into a status and a message.
+void attempt(const std::function<void()>& work, Status& status, std::string& message) {
+  try {
+    work();
+  } catch (const workbook::CudaError& e) {
+    status = e.sticky() ? Status::Crashed : Status::Error;
+    message = e.what();
+  } catch (const std::invalid_argument& e) {
+    status = Status::InvalidArgument;
+    message = e.what();
+  } catch (const std::exception& e) {
+    status = Status::Error;
+    message = std::string(e.what()) + " (" + typeid(e).name() + ")";
+  } catch (...) {
+    status = Status::Error;
+    message = "the call threw something that is not a std::exception";
+  }
+}
+
+// The control page (wire.hpp) the harness shares on WORKBOOK_RUNNER_CONTROL_FD, mapped and
+// registered with CUDA: its address on the device, where the runner's stream writes done and ready.
+Control* control_on_device() {
+  const char* control_fd = std::getenv("WORKBOOK_RUNNER_CONTROL_FD");
+  void* page = control_fd
+                   ? ::mmap(nullptr, sizeof(Control), PROT_READ | PROT_WRITE, MAP_SHARED, std::atoi(control_fd), 0)
+                   : MAP_FAILED;
+  if (page == MAP_FAILED) throw std::runtime_error("the control page is missing (WORKBOOK_RUNNER_CONTROL_FD)");
+  auto* control = static_cast<Control*>(page);
+  CUDA_CHECK(cudaHostRegister(control, sizeof(Control), cudaHostRegisterMapped));
+  Control* on_device = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&on_device), control, 0));
+  return on_device;
+}
+
+// The call prepared last (Prepare), run when its Call comes.
+struct Prepared {
+  std::uint32_t seq = 0;  // 0: none
+  std::string name;       // the function's, kept for the messages of its Call
+  Bound bound;
+  Status status = Status::Ok;
+  std::string message;
+};
+
+// A Prepare: everything the call needs before the clock starts: its arguments decoded (buffers
+// opened, host data unpacked), the arena mapped, and something for this process's context to do
+// on the GPU, so that the GPU switches from the harness's context to this one now.
+void prepare_call(const std::vector<unsigned char>& payload, Prepared& p, CUdeviceptr ready) {
+  Reader prepare(payload);
+  p.seq = prepare.get<std::uint32_t>();
+  const auto arena = prepare.get<std::uint64_t>();
+  p.name = prepare.get_string();
+  const std::vector<unsigned char> arguments = prepare.get_bytes();
+  ++g_call;
+  p.bound = nullptr;
+  p.status = Status::Ok;
+  p.message.clear();
+  attempt(
+      [&] {
+        arena_map(arena);
+        Reader args(arguments);
+        p.bound = find(p.name)(args);
+      },
+      p.status, p.message);
+  // Someone else's library in this process fails the call, by name (before the clock).
+  if (const std::string vendor = vendor_library_mapped(); !vendor.empty() && p.status == Status::Ok) {
+    p.status = Status::Error;
+    p.message = vendor;
+  }
+  // Every call ends with the device idle (the synchronize before the reply), so work on this
+  // stream now was queued between calls, by a thread of the submission's: it would run before
+  // the clock starts (ready waits behind it) and could compute the next answer ahead.
+  if (cudaStreamQuery(g_stream) == cudaErrorNotReady && p.status == Status::Ok) {
+    p.status = Status::Error;
+    p.message =
+        "work was queued on the call's stream between calls (a thread of your code's?): only the "
+        "call itself may put work on it";
+  }
+  warm(g_stream);
+  driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, p.seq);
+}
+
+// A Call of the prepared call `seq`: run it, write done, synchronize, reply. The status replied.
+// `threads_at_start`: this process's threads before its first call (see serve).
+Status answer_call(int fd, std::uint32_t seq, Prepared& p, CUdeviceptr done, int threads_at_start, bool& sent) {
+  Status status = p.status;
+  std::string message = p.message;
+  Writer value;
+  (void)cudaGetLastError();  // an error of an earlier call is not this one's
+  if (status == Status::Ok && p.bound) attempt([&] { p.bound(value); }, status, message);
+  p.bound = nullptr;
+  if (const cudaError_t launch = cudaGetLastError(); launch != cudaSuccess && status == Status::Ok) {
+    status = workbook::CudaError::is_sticky(launch) ? Status::Crashed : Status::Error;
+    message = "a kernel launch in " + p.name + " failed: " + error_text(launch) +
+              " (check the grid and block sizes and the shared memory it asks for)";
+  }
+  const CUresult written = driver::try_write_value(reinterpret_cast<CUstream>(g_stream), done, seq);
+  const cudaError_t synced = cudaDeviceSynchronize();
+  // When the whole device went idle, on the clock the harness reads `done` by (both processes'
+  // steady clock is CLOCK_MONOTONIC): the call's tail without the reply's trip over the socket.
+  const std::int64_t idle_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (synced != cudaSuccess && status != Status::Crashed) {
+    status = workbook::CudaError::is_sticky(synced) ? Status::Crashed : Status::Error;
+    message = "the GPU reported " + error_text(synced) + " while running " + p.name;
+  }
+  // A vendor library the call loaded, or tried to: named, whatever the call made of it.
+  if (const std::string vendor = vendor_library_after_call(); !vendor.empty() && status != Status::Crashed) {
+    message = status == Status::Ok ? vendor : vendor + " (and then: " + message + ")";
+    status = Status::Error;
+  }
+  if (const int threads = workbook::thread_count(); threads > threads_at_start && status == Status::Ok) {
+    status = Status::Error;
+    message = "the program running your code has " + std::to_string(threads) + " threads after " + p.name + ", " +
+              std::to_string(threads_at_start) +
+              " before the first call: your code started a thread that outlives the call (work outside "
+              "the timed calls); join every thread you start before the call returns";
+  }
+  if (written != CUDA_SUCCESS && status == Status::Ok) {
+    status = Status::Crashed;
+    message = std::string("the runner could not signal the harness (") + driver::error_name(written) + ")";
+  }
+  Writer reply;
+  reply.put<std::uint32_t>(seq);
+  reply.put<std::uint32_t>(static_cast<std::uint32_t>(status));
+  reply.put_string(message.substr(0, 8000));
+  reply.put_bytes(value.bytes());
+  reply.put<std::int64_t>(idle_ns);
+  sent = send_message(fd, Type::Reply, reply);
+  return status;
+}
+
 }  // namespace
 
 Registration::Registration(const char* name, Binder binder) { registry()[name] = binder; }
@@ -122,15 +253,7 @@ int serve(int fd) {
   // workbook/timer.hpp). A blocking wait wakes up to milliseconds late on some hosts, which would
   // look like escaped work. (The CPU time this costs is not judged for calls run here.)
   cudaSetDeviceFlags(cudaDeviceScheduleSpin);
-  const char* control_fd = std::getenv("WORKBOOK_RUNNER_CONTROL_FD");
-  void* page = control_fd
-                   ? ::mmap(nullptr, sizeof(Control), PROT_READ | PROT_WRITE, MAP_SHARED, std::atoi(control_fd), 0)
-                   : MAP_FAILED;
-  if (page == MAP_FAILED) throw std::runtime_error("the control page is missing (WORKBOOK_RUNNER_CONTROL_FD)");
-  auto* control = static_cast<Control*>(page);
-  CUDA_CHECK(cudaHostRegister(control, sizeof(Control), cudaHostRegisterMapped));
-  Control* control_on_device = nullptr;
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&control_on_device), control, 0));
+  Control* const control = control_on_device();
   CUDA_CHECK(cudaStreamCreate(&g_stream));  // blocking: see the top of this file
   {
     Writer ready;
@@ -142,123 +265,23 @@ int serve(int fd) {
   // A thread of the submission's still alive after the call that started it works outside the
   // timed calls (it can compute the next call's answer as soon as its inputs land).
   const int threads_at_start = workbook::thread_count();
-  const auto done = reinterpret_cast<CUdeviceptr>(&control_on_device->done);
-  const auto ready = reinterpret_cast<CUdeviceptr>(&control_on_device->ready);
-  // The call prepared last (Prepare), run when its Call comes.
-  std::uint32_t prepared_seq = 0;
-  std::string name;
-  Bound prepared;
-  Status prepare_status = Status::Ok;
-  std::string prepare_message;
-  // Runs `work`, turning what it throws into a status and a message.
-  const auto attempt = [&](const std::function<void()>& work, Status& status, std::string& message) {
-    try {
-      work();
-    } catch (const workbook::CudaError& e) {
-      status = e.sticky() ? Status::Crashed : Status::Error;
-      message = e.what();
-    } catch (const std::invalid_argument& e) {
-      status = Status::InvalidArgument;
-      message = e.what();
-    } catch (const std::exception& e) {
-      status = Status::Error;
-      message = std::string(e.what()) + " (" + typeid(e).name() + ")";
-    } catch (...) {
-      status = Status::Error;
-      message = "the call threw something that is not a std::exception";
-    }
-  };
+  const auto done = reinterpret_cast<CUdeviceptr>(&control->done);
+  const auto ready = reinterpret_cast<CUdeviceptr>(&control->ready);
+  Prepared prepared;
   for (;;) {
-    if (!next_message(fd, type, payload, prepared_seq != 0) || type == Type::Bye) return 0;
+    if (!next_message(fd, type, payload, prepared.seq != 0) || type == Type::Bye) return 0;
     if (type == Type::Prepare) {
-      // Everything the call needs before the clock starts: its arguments decoded (buffers
-      // opened, host data unpacked), the arena mapped, and something for this process's context
-      // to do on the GPU, so that the GPU switches from the harness's context to this one now.
-      Reader prepare(payload);
-      prepared_seq = prepare.get<std::uint32_t>();
-      const auto arena = prepare.get<std::uint64_t>();
-      name = prepare.get_string();
-      const std::vector<unsigned char> arguments = prepare.get_bytes();
-      ++g_call;
-      prepared = nullptr;
-      prepare_status = Status::Ok;
-      prepare_message.clear();
-      attempt(
-          [&] {
-            arena_map(arena);
-            Reader args(arguments);
-            prepared = find(name)(args);
-          },
-          prepare_status, prepare_message);
-      // Someone else's library in this process fails the call, by name (before the clock).
-      if (const std::string vendor = vendor_library_mapped(); !vendor.empty() && prepare_status == Status::Ok) {
-        prepare_status = Status::Error;
-        prepare_message = vendor;
-      }
-      // Every call ends with the device idle (the synchronize before the reply), so work on this
-      // stream now was queued between calls, by a thread of the submission's: it would run before
-      // the clock starts (ready waits behind it) and could compute the next answer ahead.
-      if (cudaStreamQuery(g_stream) == cudaErrorNotReady && prepare_status == Status::Ok) {
-        prepare_status = Status::Error;
-        prepare_message =
-            "work was queued on the call's stream between calls (a thread of your code's?): only the "
-            "call itself may put work on it";
-      }
-      warm(g_stream);
-      driver::try_write_value(reinterpret_cast<CUstream>(g_stream), ready, prepared_seq);
+      prepare_call(payload, prepared, ready);
       continue;
     }
     if (type != Type::Call) return 2;
     Reader call(payload);
     const auto seq = call.get<std::uint32_t>();
-    if (seq != prepared_seq) return 2;
-    prepared_seq = 0;  // until the next Prepare
-
-    Status status = prepare_status;
-    std::string message = prepare_message;
-    Writer value;
-    (void)cudaGetLastError();  // an error of an earlier call is not this one's
-    if (status == Status::Ok && prepared) attempt([&] { prepared(value); }, status, message);
-    prepared = nullptr;
-    if (const cudaError_t launch = cudaGetLastError(); launch != cudaSuccess && status == Status::Ok) {
-      status = workbook::CudaError::is_sticky(launch) ? Status::Crashed : Status::Error;
-      message = "a kernel launch in " + name + " failed: " + error_text(launch) +
-                " (check the grid and block sizes and the shared memory it asks for)";
-    }
-    const CUresult written = driver::try_write_value(reinterpret_cast<CUstream>(g_stream), done, seq);
-    const cudaError_t synced = cudaDeviceSynchronize();
-    // When the whole device went idle, on the clock the harness reads `done` by (both processes'
-    // steady clock is CLOCK_MONOTONIC): the call's tail without the reply's trip over the socket.
-    const std::int64_t idle_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count();
-    if (synced != cudaSuccess && status != Status::Crashed) {
-      status = workbook::CudaError::is_sticky(synced) ? Status::Crashed : Status::Error;
-      message = "the GPU reported " + error_text(synced) + " while running " + name;
-    }
-    // A vendor library the call loaded, or tried to: named, whatever the call made of it.
-    if (const std::string vendor = vendor_library_after_call(); !vendor.empty() && status != Status::Crashed) {
-      message = status == Status::Ok ? vendor : vendor + " (and then: " + message + ")";
-      status = Status::Error;
-    }
-    if (const int threads = workbook::thread_count(); threads > threads_at_start && status == Status::Ok) {
-      status = Status::Error;
-      message = "the program running your code has " + std::to_string(threads) + " threads after " + name + ", " +
-                std::to_string(threads_at_start) +
-                " before the first call: your code started a thread that outlives the call (work outside "
-                "the timed calls); join every thread you start before the call returns";
-    }
-    if (written != CUDA_SUCCESS && status == Status::Ok) {
-      status = Status::Crashed;
-      message = std::string("the runner could not signal the harness (") + driver::error_name(written) + ")";
-    }
-    Writer reply;
-    reply.put<std::uint32_t>(seq);
-    reply.put<std::uint32_t>(static_cast<std::uint32_t>(status));
-    reply.put_string(message.substr(0, 8000));
-    reply.put_bytes(value.bytes());
-    reply.put<std::int64_t>(idle_ns);
-    if (!send_message(fd, Type::Reply, reply)) return 2;
+    if (seq != prepared.seq) return 2;
+    prepared.seq = 0;  // until the next Prepare
+    bool sent = false;
+    const Status status = answer_call(fd, seq, prepared, done, threads_at_start, sent);
+    if (!sent) return 2;
     if (status == Status::Crashed) return 3;  // the CUDA context is lost: the harness starts a fresh runner
     close_stale();                            // after the reply, outside the tail the harness measures
   }

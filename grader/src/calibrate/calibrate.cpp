@@ -1,9 +1,10 @@
 #include "calibrate/calibrate.hpp"
 
-#include "build_tree.hpp"
+#include "tree/build_tree.hpp"
 #include "calibrate/peaks.hpp"
 #include "calibrate/profile.hpp"
 #include "calibrate/thresholds.hpp"
+#include "grader/test_program_env.hpp"
 #include "grader/baseline_cache.hpp"
 #include "grader/build_log.hpp"
 #include "grader/file_lock.hpp"
@@ -63,12 +64,14 @@ LabRun measure_lab(const Paths& paths, const std::string& lab, const LabConfig& 
   fs::remove(results);
   ProcessOptions run;
   run.argv = {program.string(), out.reference ? "[performance]" : "[baseline]"};
-  run.set_env = {{"WORKBOOK_RESULTS", results.string()},
-                 {"WORKBOOK_CONFIG", (paths.lab_dir(lab) / "lab.toml").string()},
-                 {"WORKBOOK_SOURCE_DIR", (out.reference ? paths.solution_dir(lab) : paths.lab_dir(lab)).string()},
-                 {"WORKBOOK_OVERRIDES", ""},
-                 {"WORKBOOK_LAB_ALONE", "1"},  // not a course.toml's sizes: home measured lab.toml's
-                 {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(config.timeout_s())}};
+  TestProgramEnv env;
+  env.results = results;
+  env.config = paths.lab_dir(lab) / "lab.toml";
+  env.source_dir = out.reference ? paths.solution_dir(lab) : paths.lab_dir(lab);
+  env.overrides = "";
+  env.lab_alone = true;  // not a course.toml's sizes: home measured lab.toml's
+  env.phase_timeout_s = config.timeout_s();
+  run.set_env = test_program_env(env);
   run.output_file = log;
   run.timeout_s = config.timeout_s();
   const ProcessResult r = run_process(run);

@@ -3,7 +3,7 @@
 // under the instructor's own overrides (apply_profile).
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 
 #include <filesystem>
 #include <optional>

@@ -8,7 +8,7 @@
 // kernel in one process, and so that Nsight Compute profiles the student's kernels alone.
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 #include "inspect/ncu_output.hpp"
 
 #include "grader/lab_config.hpp"

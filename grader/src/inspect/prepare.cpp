@@ -1,7 +1,7 @@
 // The steps `grader check --sanitize` and `--profile` take before a tool runs.
 #include "inspect/inspect.hpp"
 
-#include "check.hpp"
+#include "check/check.hpp"
 #include "workbook/device_query.hpp"
 
 #include <iostream>

@@ -6,7 +6,8 @@
 #include "inspect/ncu_output.hpp"
 #include "inspect/tools.hpp"
 
-#include "check.hpp"
+#include "check/check.hpp"
+#include "grader/test_program_env.hpp"
 #include "grader/file_lock.hpp"
 #include "grader/files.hpp"
 #include "grader/lab_config.hpp"
@@ -141,6 +142,24 @@ void print_expected_tables(const std::string& lab, const std::string& device, co
       lab, device, lab, tables);
 }
 
+// The test program's environment for --profile (each side adds its sources): one timed call a
+// case (profile-timing.toml, after the run's override files), the results in the run's folder.
+TestProgramEnv profile_env(const Paths& paths, const InspectOptions& o, std::uint64_t seed, const fs::path& run_dir,
+                           double timeout) {
+  const fs::path once = run_dir / "profile-timing.toml";
+  std::ofstream(once) << kOneCallPerCase;
+  std::string overrides;
+  for (const auto& p : o.overrides) overrides += fs::absolute(p).string() + ":";
+  overrides += once.string();
+  TestProgramEnv env;
+  env.seed = seed;
+  env.results = run_dir / "profile-results.jsonl";
+  env.config = paths.lab_dir(o.lab) / "lab.toml";
+  env.overrides = overrides;
+  env.phase_timeout_s = timeout;
+  return env;
+}
+
 }  // namespace
 
 int run_profile(const Paths& paths, const InspectOptions& o) {
@@ -165,25 +184,17 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
           ready_to_run(paths, config, o, beside ? std::vector{yours, reference} : std::vector{yours}, run_dir, device))
     return *stop;
   fs::remove(run_dir / "profile-results.jsonl");
-  const fs::path once = run_dir / "profile-timing.toml";
-  std::ofstream(once) << kOneCallPerCase;
-  std::string overrides;
-  for (const auto& p : o.overrides) overrides += fs::absolute(p).string() + ":";
-  overrides += once.string();
-  const fs::path code_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
   const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
-  std::map<std::string, std::string> env = {{"WORKBOOK_SEED", std::to_string(seed)},
-                                            {"WORKBOOK_RESULTS", (run_dir / "profile-results.jsonl").string()},
-                                            {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
-                                            {"WORKBOOK_OVERRIDES", overrides},
-                                            {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
+  const TestProgramEnv env = profile_env(paths, o, seed, run_dir, timeout);
+  const fs::path code_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
   // Each side reads its own sources (WORKBOOK_SOURCE_DIR: the static checks, the messages).
   const auto runner_for = [&](const fs::path& sources) -> RunTool {
     return [&, sources](const std::vector<std::string>& argv, const fs::path& log) {
       ProcessOptions p;
       p.argv = argv;
-      p.set_env = env;
-      p.set_env["WORKBOOK_SOURCE_DIR"] = sources.string();
+      TestProgramEnv side = env;
+      side.source_dir = sources;
+      p.set_env = test_program_env(side);
       p.timeout_s = timeout;
       p.output_file = log;
       return run_process(p);

@@ -4,7 +4,8 @@
 #include "inspect/sanitizer_output.hpp"
 #include "inspect/tools.hpp"
 
-#include "check.hpp"
+#include "check/check.hpp"
+#include "grader/test_program_env.hpp"
 #include "grader/file_lock.hpp"
 #include "grader/files.hpp"
 #include "grader/lab_config.hpp"
@@ -141,7 +142,7 @@ namespace {
 // One tool over the program's cases: its records read, and what became of the run
 // ("clean", "found", "timed_out", "failed", with why).
 ToolRun run_tool(const fs::path& sanitizer, const std::string& tool, const fs::path& program, const std::string& filter,
-                 const std::map<std::string, std::string>& env, double timeout, const fs::path& run_dir) {
+                 const TestProgramEnv& env, double timeout, const fs::path& run_dir) {
   ToolRun run;
   run.tool = tool;
   ProcessOptions p;
@@ -153,8 +154,9 @@ ToolRun run_tool(const fs::path& sanitizer, const std::string& tool, const fs::p
   for (const auto& a : tool_arguments(tool)) p.argv.push_back(a);
   p.argv.push_back(program.string());
   p.argv.push_back(filter);
-  p.set_env = env;
-  if (tool == "racecheck") p.set_env["WORKBOOK_FEWER_CASES"] = "1";  // grading::fewer_cases()
+  TestProgramEnv run_env = env;
+  run_env.fewer_cases = tool == "racecheck";  // grading::fewer_cases()
+  p.set_env = test_program_env(run_env);
   p.timeout_s = timeout;
   p.output_file = log;
   const fs::path results = run_dir / "sanitize-results.jsonl";
@@ -240,12 +242,13 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
   const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
   std::string overrides;
   for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
-  const std::map<std::string, std::string> env = {{"WORKBOOK_SEED", std::to_string(seed)},
-                                                  {"WORKBOOK_RESULTS", (run_dir / "sanitize-results.jsonl").string()},
-                                                  {"WORKBOOK_CONFIG", (paths.lab_dir(o.lab) / "lab.toml").string()},
-                                                  {"WORKBOOK_SOURCE_DIR", code_dir.string()},
-                                                  {"WORKBOOK_OVERRIDES", overrides},
-                                                  {"WORKBOOK_PHASE_TIMEOUT_S", std::to_string(timeout)}};
+  TestProgramEnv env;
+  env.seed = seed;
+  env.results = run_dir / "sanitize-results.jsonl";
+  env.config = paths.lab_dir(o.lab) / "lab.toml";
+  env.source_dir = code_dir;
+  env.overrides = overrides;
+  env.phase_timeout_s = timeout;
   if (!o.json)
     std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {}, seed {}{}\nGPU: {}\n\n", o.lab, filter,
                              o.reference ? "the reference solution" : "your code", seed,

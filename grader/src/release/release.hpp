@@ -8,7 +8,7 @@
 // labs/<lab>/course.toml, which the grader lays over lab.toml wherever the release is used.
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 #include "release/starter.hpp"
 
 #include <filesystem>

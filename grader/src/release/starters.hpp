@@ -1,7 +1,7 @@
 // `grader starters`: the starters in labs/<lab>/ from the marked solutions (starter.hpp).
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 #include "release/starter.hpp"
 
 #include <filesystem>

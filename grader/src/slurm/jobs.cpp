@@ -1,6 +1,6 @@
 #include "slurm/jobs.hpp"
 
-#include "build_tree.hpp"
+#include "tree/build_tree.hpp"
 #include "grader/files.hpp"
 #include "grader/process.hpp"
 

@@ -2,7 +2,7 @@
 // sacct), cancel with scancel. No scheduler, queue or daemon of our own.
 #pragma once
 
-#include "labs.hpp"
+#include "tree/labs.hpp"
 
 #include <filesystem>
 #include <functional>

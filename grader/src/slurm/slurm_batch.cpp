@@ -52,6 +52,14 @@ public:
   int run();
 
 private:
+  // The run's steps, in order (each prints what it did, or why the run stops: then an exit status).
+  int refuse_earlier_job();                      // 0, or 3 while an earlier array still grades
+  void choose_seed();                            // one for the class, kept from an earlier run
+  std::vector<std::string> students_to_grade();  // without a result this run keeps
+  int grade_in_tasks(const LabConfig& config, const std::vector<std::string>& todo);  // 0, 64 or 130
+  // The students of `indices` still ungraded after the retry: "slurm failed", with how it ended.
+  void record_failed_tasks(const LabConfig& config, const std::vector<int>& indices, std::map<int, std::string>& ended);
+  int merge();  // the class's files, by the batch grader with nothing left to grade
   std::optional<std::string> submit(const std::vector<int>& indices);  // the job id; prints why not
   bool wait(const std::string& job);                                   // false: interrupted
   int graded() const {
@@ -134,31 +142,8 @@ int Run::run() {
     std::cerr << "grader batch --slurm: another grader is submitting or following " << out_.string() << " now\n";
     return 3;
   }
-  if (fs::exists(slurm_dir_ / "active.json")) {
-    const auto active = nlohmann::json::parse(read_file(slurm_dir_ / "active.json"), nullptr, false);
-    const std::string job = active.is_object() ? active.value("job", "") : "";
-    const auto states =
-        job.empty() ? std::optional<std::map<std::string, int>>{std::map<std::string, int>{}} : queue_states(job);
-    if (!states) {
-      std::cerr << "grader batch --slurm: squeue cannot say whether job " << job << " still grades " << out_.string()
-                << "; try again when it answers\n";
-      return 3;
-    }
-    if (!states->empty()) {
-      std::cerr << "grader batch --slurm: job " << job << " is still grading " << out_.string()
-                << ": wait for it (squeue -j " << job << "), or cancel it (scancel " << job << ")\n";
-      return 3;
-    }
-    fs::remove(slurm_dir_ / "active.json");
-  }
-
-  // The seed: one for the whole class, kept from an earlier run.
-  const fs::path meta = out_ / "batch.json";
-  const auto previous = fs::exists(meta) ? nlohmann::json::parse(read_file(meta), nullptr, false) : nlohmann::json();
-  seed_ = b_.seed                                             ? *b_.seed
-          : previous.is_object() && previous.contains("seed") ? previous["seed"].get<std::uint64_t>()
-                                                              : workbook::fresh_seed();
-  write_atomically(meta, nlohmann::json{{"lab", b_.lab}, {"seed", seed_}, {"updated_at", now_iso()}}.dump(2) + "\n");
+  if (const int status = refuse_earlier_job(); status != 0) return status;
+  choose_seed();
 
   std::cerr << "building " << b_.lab << "'s test programs for the tasks ...\n";
   if (!build_for_tasks(paths_, b_.lab, slurm_dir_ / "build.log")) {
@@ -166,7 +151,43 @@ int Run::run() {
               << ")\n";
     return 3;
   }
+  const std::vector<std::string> todo = students_to_grade();
+  catch_interrupts();
+  if (!todo.empty())
+    if (const int status = grade_in_tasks(config, todo); status != 0) return status;
+  return merge();
+}
 
+int Run::refuse_earlier_job() {
+  if (!fs::exists(slurm_dir_ / "active.json")) return 0;
+  const auto active = nlohmann::json::parse(read_file(slurm_dir_ / "active.json"), nullptr, false);
+  const std::string job = active.is_object() ? active.value("job", "") : "";
+  const auto states =
+      job.empty() ? std::optional<std::map<std::string, int>>{std::map<std::string, int>{}} : queue_states(job);
+  if (!states) {
+    std::cerr << "grader batch --slurm: squeue cannot say whether job " << job << " still grades " << out_.string()
+              << "; try again when it answers\n";
+    return 3;
+  }
+  if (!states->empty()) {
+    std::cerr << "grader batch --slurm: job " << job << " is still grading " << out_.string()
+              << ": wait for it (squeue -j " << job << "), or cancel it (scancel " << job << ")\n";
+    return 3;
+  }
+  fs::remove(slurm_dir_ / "active.json");
+  return 0;
+}
+
+void Run::choose_seed() {
+  const fs::path meta = out_ / "batch.json";
+  const auto previous = fs::exists(meta) ? nlohmann::json::parse(read_file(meta), nullptr, false) : nlohmann::json();
+  seed_ = b_.seed                                             ? *b_.seed
+          : previous.is_object() && previous.contains("seed") ? previous["seed"].get<std::uint64_t>()
+                                                              : workbook::fresh_seed();
+  write_atomically(meta, nlohmann::json{{"lab", b_.lab}, {"seed", seed_}, {"updated_at", now_iso()}}.dump(2) + "\n");
+}
+
+std::vector<std::string> Run::students_to_grade() {
   // Named as the tasks and the merge name them: in the --from layout, by the roster's ids.
   std::optional<Roster> roster;
   if (b_.roster) roster = read_roster(*b_.roster);
@@ -182,56 +203,64 @@ int Run::run() {
   todo_ = static_cast<int>(todo.size());
   std::cerr << fmt::format("{} submissions of {}: {} to grade, {} already graded (seed {})\n", submissions.size(),
                            b_.lab, todo.size(), submissions.size() - todo.size(), seed_);
+  return todo;
+}
 
-  catch_interrupts();
-  if (!todo.empty()) {
-    const int per_task = std::max(1, s_.per_task);
-    for (std::size_t i = 0; i < todo.size(); i += per_task)
-      tasks_.emplace_back(todo.begin() + i, todo.begin() + std::min(todo.size(), i + per_task));
-    tasks_file_ = slurm_dir_ / fmt::format("tasks-{}.json", now_iso());
-    write_atomically(tasks_file_, nlohmann::json(tasks_).dump(1) + "\n");
-    std::vector<int> all(tasks_.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+int Run::grade_in_tasks(const LabConfig& config, const std::vector<std::string>& todo) {
+  const int per_task = std::max(1, s_.per_task);
+  for (std::size_t i = 0; i < todo.size(); i += per_task)
+    tasks_.emplace_back(todo.begin() + i, todo.begin() + std::min(todo.size(), i + per_task));
+  tasks_file_ = slurm_dir_ / fmt::format("tasks-{}.json", now_iso());
+  write_atomically(tasks_file_, nlohmann::json(tasks_).dump(1) + "\n");
+  std::vector<int> all(tasks_.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
 
-    std::map<int, std::string> ended;  // task -> how Slurm ended it, where it left students ungraded
-    std::vector<int> indices = all;
-    for (int attempt = 0; attempt < 2 && !indices.empty(); ++attempt) {
-      if (attempt == 1)
-        std::cerr << fmt::format("retrying {} task(s) once: {}\n", indices.size(), array_spec(indices, 0));
-      const auto job = submit(indices);
-      if (!job) {
-        if (attempt == 0) return 64;
-        break;  // the retry refused (a limit of the account, say): record and merge what there is
-      }
-      std::cerr << fmt::format("submitted job {}: {} task(s) of up to {} submissions ({})\n", *job, indices.size(),
-                               per_task, s_.partition.empty() ? "default partition" : "partition " + s_.partition);
-      if (!wait(*job)) return 130;
-      fs::remove(slurm_dir_ / "active.json");
-      const auto states = final_states(*job);
-      // A task Slurm says completed wrote its results; on a shared filesystem they may show here a
-      // little later than Slurm says so. Wait for those before calling anything missing.
-      for (int i = 0; i < 30 && !unfinished_completed(states).empty(); ++i)
-        std::this_thread::sleep_for(std::chrono::seconds(1));
-      indices = unfinished_tasks();
-      for (const int i : indices)
-        ended[i] = fmt::format("job {} task {} ended {}", *job, i, states.count(i) ? states.at(i) : "without a result");
+  std::map<int, std::string> ended;  // task -> how Slurm ended it, where it left students ungraded
+  std::vector<int> indices = all;
+  for (int attempt = 0; attempt < 2 && !indices.empty(); ++attempt) {
+    if (attempt == 1)
+      std::cerr << fmt::format("retrying {} task(s) once: {}\n", indices.size(), array_spec(indices, 0));
+    const auto job = submit(indices);
+    if (!job) {
+      if (attempt == 0) return 64;
+      break;  // the retry refused (a limit of the account, say): record and merge what there is
     }
-    // Still ungraded after the retry: a named outcome; the next run grades them again.
-    for (const int i : indices) {
-      for (const auto& id : tasks_[i]) {
-        if (has_result(students_, id)) continue;
-        StudentResult r;
-        r.student = id;
-        r.status = "slurm failed";
-        r.detail = "its Slurm task ended before grading it, twice (last: " + ended[i] +
-                   "; its log: " + (slurm_dir_ / "logs").string() + "); run grader batch --slurm again to retry";
-        r.report = build_report(config, {}, RunStatus{RunState::NotGraded, r.detail}, seed_, "");
-        r.graded_at = now_iso();
-        write_atomically(students_ / (id + ".json"), to_json(r).dump(2) + "\n");
-      }
+    std::cerr << fmt::format("submitted job {}: {} task(s) of up to {} submissions ({})\n", *job, indices.size(),
+                             per_task, s_.partition.empty() ? "default partition" : "partition " + s_.partition);
+    if (!wait(*job)) return 130;
+    fs::remove(slurm_dir_ / "active.json");
+    const auto states = final_states(*job);
+    // A task Slurm says completed wrote its results; on a shared filesystem they may show here a
+    // little later than Slurm says so. Wait for those before calling anything missing.
+    for (int i = 0; i < 30 && !unfinished_completed(states).empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    indices = unfinished_tasks();
+    for (const int i : indices)
+      ended[i] = fmt::format("job {} task {} ended {}", *job, i, states.count(i) ? states.at(i) : "without a result");
+  }
+  record_failed_tasks(config, indices, ended);
+  return 0;
+}
+
+void Run::record_failed_tasks(const LabConfig& config, const std::vector<int>& indices,
+                              std::map<int, std::string>& ended) {
+  // Still ungraded after the retry: a named outcome; the next run grades them again.
+  for (const int i : indices) {
+    for (const auto& id : tasks_[i]) {
+      if (has_result(students_, id)) continue;
+      StudentResult r;
+      r.student = id;
+      r.status = "slurm failed";
+      r.detail = "its Slurm task ended before grading it, twice (last: " + ended[i] +
+                 "; its log: " + (slurm_dir_ / "logs").string() + "); run grader batch --slurm again to retry";
+      r.report = build_report(config, {}, RunStatus{RunState::NotGraded, r.detail}, seed_, "");
+      r.graded_at = now_iso();
+      write_atomically(students_ / (id + ".json"), to_json(r).dump(2) + "\n");
     }
   }
+}
 
+int Run::merge() {
   // The class's files, from every student's: the batch grader with nothing left to grade.
   std::cerr << "merging the tasks' results ...\n";
   BatchOptions merge = b_;

@@ -7,8 +7,8 @@
 // Only Slurm's own commands are used: sbatch, squeue, sacct, scancel.
 #pragma once
 
-#include "batch.hpp"
-#include "labs.hpp"
+#include "batch/batch.hpp"
+#include "tree/labs.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -10,9 +10,9 @@
 // one job on one node held exclusively (--exclusive): rounds spread over nodes would not compare.
 #pragma once
 
-#include "check.hpp"
-#include "labs.hpp"
-#include "leaderboard_run.hpp"
+#include "check/check.hpp"
+#include "tree/labs.hpp"
+#include "leaderboard/leaderboard_run.hpp"
 #include "slurm/slurm_batch.hpp"
 
 namespace grader::slurm {

@@ -1,7 +1,7 @@
 // The vendor libraries a submission may not run: they compute a lab's result (a GEMM, a
 // convolution, a transform, a sort) with someone else's kernels. `grader batch` and `grader
 // leaderboard` cover every such file on the machine with an empty one in the sandbox's view
-// (grader/src/vendor_masks.cpp), so that no path, dlopen or hand-made loader finds one; the
+// (grader/src/sandbox/vendor_masks.cpp), so that no path, dlopen or hand-made loader finds one; the
 // runner also looks for one in its own memory map after each call (runner.cpp), to name it in
 // the report where the view was not enough (no bubblewrap, a copy the masks missed).
 // libcudart, libcuda, the driver's own libraries, NVRTC and nvJitLink stay: they compile and run
