@@ -52,15 +52,8 @@ struct Shape {
 };
 
 sg::StormShape storm_shape(const Shape& s) {
-  sg::StormShape g;
-  g.layer_size = s.layer_size;
-  g.storms = s.storms;
-  g.particles = s.particles;
-  g.min_position = s.min_position;
-  g.max_position = s.max_position;
-  g.min_energy = s.min_energy;
-  g.max_energy = s.max_energy;
-  return g;
+  return sg::storm_shape(s.layer_size, s.storms, s.particles, s.min_position, s.max_position, s.min_energy,
+                         s.max_energy);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

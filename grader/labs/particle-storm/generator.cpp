@@ -35,4 +35,17 @@ std::vector<storm::Storm> generate_storms(const StormShape& shape, std::uint64_t
   return storms;
 }
 
+StormShape storm_shape(int layer_size, int storms, int particles, long long min_position, long long max_position,
+                       int min_energy, int max_energy) {
+  StormShape shape;
+  shape.layer_size = layer_size;
+  shape.storms = storms;
+  shape.particles = particles;
+  shape.min_position = min_position;
+  shape.max_position = max_position;
+  shape.min_energy = min_energy;
+  shape.max_energy = max_energy;
+  return shape;
+}
+
 }  // namespace storm_grading

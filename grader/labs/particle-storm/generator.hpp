@@ -17,6 +17,10 @@ struct StormShape {
   int min_energy = 1, max_energy = 1000;          // energy values, both ends included
 };
 
+// A shape from its numbers, in the order the tables of workloads write them.
+StormShape storm_shape(int layer_size, int storms, int particles, long long min_position, long long max_position,
+                       int min_energy, int max_energy);
+
 // Storm `index` of a workload: particles with uniform positions and energy values in the
 // shape's ranges, from (seed, index) alone.
 storm::Storm generate_storm(const StormShape& shape, std::uint64_t seed, int index);

@@ -150,14 +150,8 @@ TEST_CASE("reference: bit for bit the sequential program") {
   };
   std::uint64_t seed = 7;
   for (const auto& s : shapes) {
-    sg::StormShape shape;
-    shape.layer_size = s.layer_size;
-    shape.storms = s.storms;
-    shape.particles = s.particles;
-    shape.min_energy = s.min_energy;
-    shape.max_energy = s.max_energy;
-    shape.min_position = s.min_position;
-    shape.max_position = s.max_position;
+    const sg::StormShape shape = sg::storm_shape(s.layer_size, s.storms, s.particles, s.min_position, s.max_position,
+                                                 s.min_energy, s.max_energy);
     const auto storms = sg::generate_storms(shape, seed++);
     std::vector<float> sequential_layer;
     const auto expected = sg::sequential_simulate(s.layer_size, storms, nullptr, &sequential_layer);

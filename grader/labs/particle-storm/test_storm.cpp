@@ -159,13 +159,8 @@ std::string update_name(const UpdateShape& s, int repeat) {
 }
 
 void run_update(const UpdateShape& shape, int index, int repeat, CaseResult& r) {
-  sg::StormShape gen;
-  gen.layer_size = shape.layer_size;
-  gen.particles = shape.particles;
-  gen.min_position = shape.min_position;
-  gen.max_position = shape.max_position;
-  gen.min_energy = shape.min_energy;
-  gen.max_energy = shape.max_energy;
+  const sg::StormShape gen = sg::storm_shape(shape.layer_size, 1, shape.particles, shape.min_position,
+                                             shape.max_position, shape.min_energy, shape.max_energy);
   const Storm s = sg::generate_storm(gen, input_seed(1, index, repeat), 0);
   // The layer already holds energy (it is not reset between storms): update must add to it.
   const auto initial = workbook::random_floats(shape.layer_size, input_seed(1, index, repeat, 1), -1.0f, 1.0f);
@@ -602,14 +597,8 @@ std::vector<Workload>& program_workloads() {
   };
   int index = 0;
   for (const auto& g : generated) {
-    sg::StormShape shape;
-    shape.layer_size = g.layer_size;
-    shape.particles = g.particles;
-    shape.storms = g.storms;
-    shape.min_position = g.min_position;
-    shape.max_position = g.max_position;
-    shape.min_energy = g.min_energy;
-    shape.max_energy = g.max_energy;
+    const sg::StormShape shape = sg::storm_shape(g.layer_size, g.storms, g.particles, g.min_position, g.max_position,
+                                                 g.min_energy, g.max_energy);
     all.push_back(make_workload(strf("generated: %s, %d storms x %d particles%s", cells(g.layer_size).c_str(), g.storms,
                                      g.particles, g.min_energy < 0 ? ", mixed signs" : ""),
                                 g.layer_size, sg::generate_storms(shape, input_seed(4, index++, 0))));
