@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "batch/gpu_pool.hpp"
 #include "tree/build_tree.hpp"
 #include "grader/test_program_env.hpp"
 #include "grader/files.hpp"
@@ -18,6 +19,7 @@
 #include "workbook/random.hpp"
 #include "workbook/stats.hpp"
 
+#include <cstdlib>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -211,6 +213,9 @@ void Leaderboard::time_once(Entry& e, int round) {
   // The reference too runs in the sandbox: tiers and students timed under the same conditions.
   // (Outside it, the reference measured 0.2-0.4% faster than copies of it inside, on the H100.)
   ProcessOptions p = sandboxed_process(sandbox_, run);
+  // Every entry on one GPU, the one the board names (query_device(0) of the grader's own view):
+  // the sandbox clears the environment, so the child is told which, as batch's phases are.
+  p.set_env["CUDA_VISIBLE_DEVICES"] = child_visible_devices(std::getenv("CUDA_VISIBLE_DEVICES"), 0);
   p.pass_fds[out_fd] = out_fd;
   const auto r = run_process(p);
   ::close(out_fd);
@@ -371,8 +376,9 @@ void Leaderboard::write_board(const std::vector<Entry>& entries, const std::vect
   info.method = fmt::format(
       "{} rounds in random order, {} warm-up and {} timed calls per entry and round; fresh "
       "inputs and a checked output every call; L2 flushed; CUDA events; median of all calls "
-      "with a 95% order-statistics interval",
-      o_.rounds, static_cast<int>(config_.number("timing.warmup").value_or(2)), calls_);
+      "with a 95% order-statistics interval; every entry timed on one GPU ({}, the first of {} visible)",
+      o_.rounds, static_cast<int>(config_.number("timing.warmup").value_or(2)), calls_, device.name,
+      workbook::device_count());
   const fs::path db_file = o_.db.empty() ? o_.out / "leaderboard.sqlite" : o_.db;
   lb::HistoryDb db(db_file);
   db.add_run(info, timings);
