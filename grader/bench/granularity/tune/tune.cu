@@ -160,26 +160,19 @@ __global__ void __launch_bounds__(BM* BN / TM, MINB)
 }
 
 // ---------------- register 2D ----------------------------------------------------------------------
-// SPLIT: the thread's TM x TN block is four (TM/2) x (TN/2) quadrants half a tile apart (conflict-
-// free float4 reads of Bs). PIPE: register prefetch of the next tile + double-buffered smem.
-template <int BM, int BN, int BK, int TM, int TN, bool SPLIT, bool PIPE, bool VEC, int MINB>
-__global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
-    r2Kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
-  constexpr int THREADS = (BM / TM) * (BN / TN);
-  constexpr int NBUF = PIPE ? 2 : 1;
-  constexpr int A_LOADS = VEC ? BM * BK / 4 / THREADS : BM * BK / THREADS;
-  constexpr int B_LOADS = VEC ? BK * BN / 4 / THREADS : BK * BN / THREADS;
-  static_assert(A_LOADS >= 1 && B_LOADS >= 1, "tile too small for the block");
-  __shared__ __align__(16) float As[NBUF][BK][BM];
-  __shared__ __align__(16) float Bs[NBUF][BK][BN];
-  const int tid = threadIdx.x;
-  const int threadCol = tid % (BN / TN), threadRow = tid / (BN / TN);
-  const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
+// The register 2D kernel's staging of one phase's tiles: global memory into registers (`load`,
+// each thread its share, float4 when VEC) and registers into shared buffer `buf` (`store`; A
+// transposed, As[k][row]). Functions of their own so that the kernel reads as its phases.
+template <int BM, int BN, int BK, int TM, int TN, bool VEC>
+struct R2Staging {
+  static constexpr int THREADS = (BM / TM) * (BN / TN);
+  static constexpr int A_LOADS = VEC ? BM * BK / 4 / THREADS : BM * BK / THREADS;
+  static constexpr int B_LOADS = VEC ? BK * BN / 4 / THREADS : BK * BN / THREADS;
+  using RegA = float[A_LOADS][VEC ? 4 : 1];
+  using RegB = float[B_LOADS][VEC ? 4 : 1];
 
-  float ra[A_LOADS][VEC ? 4 : 1];
-  float rb[B_LOADS][VEC ? 4 : 1];
-
-  auto load = [&](int ph) {
+  static __device__ __forceinline__ void load(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                              int K, int blockRow, int blockCol, int tid, int ph, RegA& ra, RegB& rb) {
 #pragma unroll
     for (int l = 0; l < A_LOADS; ++l) {
       int idx = tid + l * THREADS;
@@ -216,8 +209,11 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         rb[l][0] = (gk < K && gc < N) ? B[gk * N + gc] : 0.f;
       }
     }
-  };
-  auto store = [&](int buf) {
+  }
+
+  template <int NBUF>
+  static __device__ __forceinline__ void store(float (&As)[NBUF][BK][BM], float (&Bs)[NBUF][BK][BN], int buf, int tid,
+                                               const RegA& ra, const RegB& rb) {
 #pragma unroll
     for (int l = 0; l < A_LOADS; ++l) {
       int idx = tid + l * THREADS;
@@ -241,7 +237,28 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         Bs[buf][k][c] = rb[l][0];
       }
     }
-  };
+  }
+};
+
+// SPLIT: the thread's TM x TN block is four (TM/2) x (TN/2) quadrants half a tile apart (conflict-
+// free float4 reads of Bs). PIPE: register prefetch of the next tile + double-buffered smem.
+template <int BM, int BN, int BK, int TM, int TN, bool SPLIT, bool PIPE, bool VEC, int MINB>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
+    r2Kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
+  using Staging = R2Staging<BM, BN, BK, TM, TN, VEC>;
+  constexpr int NBUF = PIPE ? 2 : 1;
+  static_assert(Staging::A_LOADS >= 1 && Staging::B_LOADS >= 1, "tile too small for the block");
+  __shared__ __align__(16) float As[NBUF][BK][BM];
+  __shared__ __align__(16) float Bs[NBUF][BK][BN];
+  const int tid = threadIdx.x;
+  const int threadCol = tid % (BN / TN), threadRow = tid / (BN / TN);
+  const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
+
+  typename Staging::RegA ra;
+  typename Staging::RegB rb;
+  auto load = [&](int ph) { Staging::load(A, B, M, N, K, blockRow, blockCol, tid, ph, ra, rb); };
+  auto store = [&](int buf) { Staging::store(As, Bs, buf, tid, ra, rb); };
+
   auto rowOf = [&](int i) {
     return SPLIT ? (i / (TM / 2)) * (BM / 2) + threadRow * (TM / 2) + i % (TM / 2) : threadRow * TM + i;
   };
