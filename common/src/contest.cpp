@@ -85,9 +85,9 @@ ContestResult time_contest(cudaStream_t stream, const std::function<void(int)>& 
       if (!o.host_timed) m.event_ms = charged_ms(*f);
       m.cpu_ms = f->cpu_ms;
       m.threads_after = f->threads;
-      // The count before the first call: a thread that call starts (to compute the next calls'
-      // answers ahead of the timer) is then a new thread at every later call.
-      if (i == 0) threads_at_start = f->threads_before > 0 ? f->threads_before : f->threads;
+      // A thread the first call starts and leaves running fails that call in the runner itself
+      // (grader/remote/src/runner.cpp), which counts its threads before any call.
+      if (i == 0) threads_at_start = f->threads;
       m.threads_before = threads_at_start;
       m.tail_ms = f->tail_ms;
     }

@@ -70,10 +70,9 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const 
 // of their own events, which would also count the wait for the other process's reply. Several
 // reports during one call add up.
 struct ForeignCall {
-  double device_ms = 0;    // between the stream's start and stop events around the work
-  double cpu_ms = 0;       // CPU time of the other process over the call
-  int threads_before = 0;  // its threads when the call was sent
-  int threads = 0;         // its threads after the call
+  double device_ms = 0;  // between the stream's start and stop events around the work
+  double cpu_ms = 0;     // CPU time of the other process over the call
+  int threads = 0;       // its threads after the call
   // From seeing the call's work done on its stream to the other process's reply, which it sends
   // once its whole device is idle: work on another stream of that process shows here.
   double tail_ms = 0;

@@ -27,6 +27,7 @@
 // every thread reads every particle from global memory (the same address across a warp, a
 // broadcast), no shared memory, no tricks.
 #include "device_reference.hpp"
+#include "generator.hpp"
 
 #include "workbook/cuda_check.hpp"
 #include "workbook/device_buffer.hpp"
@@ -205,20 +206,9 @@ bool same_layer(const RefLayer& a, const RefLayer& b) {
   return true;
 }
 
-// Two storms on 4099 cells: energies of both signs, positions up to 200 cells off either end.
+// Two storms on `layer_size` cells: energies of both signs, positions up to 200 cells off either end.
 std::vector<storm::Storm> self_check_storms(int layer_size) {
-  std::vector<storm::Storm> storms(2);
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  const auto next = [&x](int lo, int hi) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    return lo + static_cast<int>((x >> 33) % static_cast<std::uint64_t>(hi - lo + 1));
-  };
-  for (auto& s : storms)
-    for (int p = 0; p < 300; ++p) {
-      s.posval.push_back(next(-200, layer_size + 199));
-      s.posval.push_back(next(-1000, 1000));
-    }
-  return storms;
+  return generate_storms(storm_shape(layer_size, 2, 300, -200, layer_size + 199, -1000, 1000), 20261127);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "storm.h"
+#include "workbook/seeded.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -99,11 +100,7 @@ __host__ __device__
 #endif
     inline int
     random_cell(std::uint64_t seed, std::uint64_t t, int layer_size) {
-  std::uint64_t z = seed + (t + 1) * 0x9E3779B97F4A7C15ull;  // SplitMix64
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return int(z % std::uint64_t(layer_size));
+  return int(workbook::seeded::bits_at(seed, t) % std::uint64_t(layer_size));
 }
 
 #ifndef WORKBOOK_RUNNER

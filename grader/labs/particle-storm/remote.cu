@@ -183,10 +183,8 @@ remote::Bound bind_simulate(remote::Reader& in) {
   check.layer_size = a.layer_size;
   steps.maximum = sample_then;
   if (a.sample_positions.kind != 0) {
-    std::vector<int> counts(a.num_storms);
-    for (std::uint32_t i = 0; i < a.num_storms; ++i) counts[i] = (*storms)[i].size();
-    check.layout =
-        std::make_shared<const storm_grading::SampleLayout>(storm_grading::sample_layout(a.layer_size, counts));
+    check.layout = std::make_shared<const storm_grading::SampleLayout>(
+        storm_grading::sample_layout(a.layer_size, storm_grading::particle_counts(*storms)));
     check.fixed = static_cast<const int*>(remote::open_pointer(a.sample_fixed));
     check.positions = static_cast<int*>(remote::open_pointer(a.sample_positions));
     check.values = static_cast<float*>(remote::open_pointer(a.sample_values));

@@ -1163,15 +1163,7 @@ namespace {
 // particles far off both ends, an odd-sized layer, a small one, and a large one.
 std::vector<sg::StormShape> contest_validity_shapes(const PerfWorkload& w) {
   const auto shape = [](int layer_size, int storms, int particles, long long lo, long long hi) {
-    sg::StormShape s;
-    s.layer_size = layer_size;
-    s.storms = storms;
-    s.particles = particles;
-    s.min_position = lo;
-    s.max_position = hi;
-    s.min_energy = -1000;
-    s.max_energy = 1000;
-    return s;
+    return sg::storm_shape(layer_size, storms, particles, lo, hi, -1000, 1000);
   };
   const int n = w.layer_size;
   return {shape(n, w.storms, w.particles, -(n / 16), n + n / 16), shape(100003, 3, 1000, -1000, 101002),

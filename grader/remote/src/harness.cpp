@@ -281,8 +281,8 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   Writer call;
   call.put(seq);
   double cpu0 = 0, cpu1 = 0;
-  int threads_before = 0, threads = 0;
-  usage_of(pid_, cpu0, threads_before);
+  int threads = 0;
+  usage_of(pid_, cpu0, threads);
   const auto t0 = clock::now();
   if (!send_message(fd_, Type::Call, call)) fail(std::string(name) + ": the program running your code " + reap());
 
@@ -348,7 +348,6 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
     throw CallFailed(name + (": " + outside), false);
   workbook::ForeignCall report;
   report.device_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  report.threads_before = threads_before;
   report.threads = threads;
   report.cpu_ms = cpu1 - cpu0;
   // From `done` to the runner's device idle, both on this machine's monotonic clock: work the call
