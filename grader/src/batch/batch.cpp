@@ -59,16 +59,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The baseline cache, read-only, where the sandbox would hide it: a cache under /tmp
-// (WORKBOOK_CACHE_DIR=/tmp/...) is behind the sandbox's own /tmp, and every submission's timed
-// phase then measured the sequential baselines again (measured on an H100: about 14 s of a
-// matmul-tiled submission's 15 s timed phase).
-void add_cache_view(std::vector<fs::path>& readable) {
-  std::error_code error;
-  const fs::path dir = fs::weakly_canonical(cache_dir(), error);
-  if (!error && fs::is_directory(dir, error)) readable.push_back(dir);
-}
-
 std::atomic<bool> g_interrupted{false};
 void on_signal(int) { g_interrupted = true; }
 
@@ -260,8 +250,6 @@ private:
   const inspect::Profiled* reference_profile(const std::string& exercise);
   // A run with a GPU of `model` to itself (the gate's exclusive side), as the timed phases have it.
   ProcessResult run_alone(ProcessOptions p, const std::string& model);
-  // The repository and the build: shown read-only inside the sandbox even where they live
-  // under /tmp, which the sandbox replaces with an empty one.
   std::vector<fs::path> hidden_from_submission() const {
     return hidden_from_submissions(paths_, config_.name(), {fs::absolute(o_.submissions), fs::absolute(o_.out)});
   }
@@ -269,8 +257,16 @@ private:
     const fs::path dir = fs::absolute(paths_.build_root) / "grader" / "labs" / config_.name() / "CMakeFiles";
     return {dir / (config_.name() + "-tests.dir"), dir / (config_.name() + "-remote-runner.dir")};
   }
+  // The repository, the build and the baseline cache: shown read-only inside the sandbox even
+  // where they live under /tmp, which the sandbox replaces with an empty one (a cache under /tmp
+  // hidden so made every submission's timed phase measure the sequential baselines again: 279 s
+  // summed over a class of 20 matmul-tiled submissions on an H100, whose calls took 3.8 s).
   std::vector<fs::path> base_folders() const {
-    return {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
+    std::vector<fs::path> base = {fs::absolute(paths_.source_root), fs::absolute(paths_.build_root)};
+    std::error_code error;
+    if (const fs::path cache = fs::weakly_canonical(cache_dir(), error); !error && fs::is_directory(cache, error))
+      base.push_back(cache);
+    return base;
   }
 
   const Paths& paths_;
@@ -831,7 +827,6 @@ std::string Batch::profile_feedback(Grading& g, const LabReport& report) {
       sr.argv = argv;
       sr.run_dir = run;
       sr.readable = {src, build};
-      add_cache_view(sr.readable);
       for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
       sr.hidden = hidden;
       sr.base = base_folders();
@@ -873,7 +868,6 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
   sr.run_dir = g.run;
   sr.readable = {g.src, g.build};
   if (program.program.parent_path() != g.build) sr.readable.push_back(fs::absolute(program.program));  // the harness
-  add_cache_view(sr.readable);
   for (const auto& path : o_.overrides) sr.readable.push_back(fs::absolute(path));
   sr.hidden = hidden_from_submission();
   sr.base = base_folders();
