@@ -26,7 +26,10 @@ status=0
 while IFS=, read -r student naive tiled total max st rest; do
   [ "$student" = student ] && continue
   case "$student" in
-    copy*) if [ "$total" != "$max" ]; then echo "FAILED: $student got $total of $max beside the hog"; status=1; fi ;;
+    copy*) if [ "$total" != "$max" ]; then
+             echo "FAILED: $student got $total of $max beside the hog; its feedback:"
+             head -c 3000 "$work/results/feedback/$student.md"; status=1
+           fi ;;
   esac
 done < "$work/results/gradebook.csv"
 cat "$work/results/gradebook.csv"

@@ -185,6 +185,25 @@ TEST_CASE("out of memory is recognised in a case's detail or in how the program 
   CHECK_FALSE(phase_out_of_memory({wrong}, ""));
 }
 
+TEST_CASE("a phase that crashed beside others runs again alone, a hang never does", "[batch][oom]") {
+  CaseResult fine;
+  fine.outcome = Outcome::Passed;
+  CaseResult crashed;
+  crashed.outcome = Outcome::Crashed;
+  crashed.detail = "the program built from your code did not start: it exited with status 1";
+  CaseResult hung;
+  hung.outcome = Outcome::Crashed;
+  hung.detail = "tiled did not finish within 10 s (a kernel or a loop that never ends?); the call was stopped";
+  CaseResult wrong;
+  wrong.outcome = Outcome::Incorrect;
+  CHECK(reason_to_run_alone({fine, crashed}, "", false) == "crashed");
+  CHECK(reason_to_run_alone({fine}, "killed by SIGSEGV", true) == "crashed");
+  CHECK(reason_to_run_alone({fine}, "cudaErrorMemoryAllocation", false) == "out of GPU memory");
+  CHECK(reason_to_run_alone({fine, wrong}, "", false).empty());
+  CHECK(reason_to_run_alone({crashed, hung}, "", false).empty());
+  CHECK(reason_to_run_alone({fine}, "no result after 120 s (lab.toml timeout_s)", true).empty());
+}
+
 TEST_CASE("nvidia-smi's compute apps are read, odd rows skipped", "[batch][oom]") {
   const auto apps = parse_compute_apps("1234, 70000\n 99, GPU-abc, 512 MiB\n[N/A], 3\npid, used_gpu_memory [MiB]\n");
   REQUIRE(apps.size() == 2);

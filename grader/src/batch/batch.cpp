@@ -96,7 +96,7 @@ struct Grading {
   std::set<int> gpus;                  // the pool's GPUs its phases ran on
   std::vector<PhaseAttempt> attempts;  // of the stage running now
   bool output_cut = false;
-  bool ran_alone = false;     // its checks ran again alone after an out-of-memory beside others
+  std::string ran_alone;      // why its checks ran again alone ("out of GPU memory beside ..."), or ""
   double* stage_s = nullptr;  // the stage the running phase's time counts in (times.*)
   std::string memory_holder;  // the submission that held the GPU memory then (batch.json only)
 };
@@ -697,20 +697,23 @@ std::function<RunStatus(const std::string&)> Batch::phase(Grading& g, const std:
 }
 
 // 3. The correctness and static phases, beside other submissions on the GPU; run again alone when
-// they ran out of GPU memory while others shared it (one student's memory costs no one else).
+// they ran out of GPU memory or crashed while others shared it (one student's memory costs no one
+// else: a process started beside a hog can fail in its CUDA start-up with no word of memory).
 IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   g.attempts.clear();
   IsolatedRun checks = run_isolated("~[performance]", results, phase(g, "checks", false));
   std::string ended_how = checks.status.detail;
   for (const auto& a : g.attempts) ended_how += "\n" + a.log_tail;
   const bool shared = std::any_of(g.attempts.begin(), g.attempts.end(), [](const PhaseAttempt& a) { return a.shared; });
-  if (g_interrupted || !shared || !phase_out_of_memory(read_results(results), ended_how)) return checks;
+  const bool abnormal = checks.status.state == RunState::Crashed || !checks.ended_in.empty();
+  const std::string why = shared ? reason_to_run_alone(read_results(results), ended_how, abnormal) : "";
+  if (g_interrupted || why.empty()) return checks;
   blame_memory_holder(g);
   fs::remove(results);  // what the crowded run recorded is not the submission's result
-  g.r.notes.push_back(
-      "its tests ran out of GPU memory while other submissions shared the GPU: they ran again with "
-      "the GPU to themselves, and this is that run's result");
-  g.ran_alone = true;
+  g.r.notes.push_back("its tests " + std::string(why == "crashed" ? "crashed" : "ran out of GPU memory") +
+                      " while other submissions shared the GPU: they ran again with the GPU to themselves, "
+                      "and this is that run's result");
+  g.ran_alone = why + " beside other submissions";
   g.attempts.clear();
   return run_isolated("~[performance]", results, phase(g, "checks-alone", true));
 }
@@ -961,7 +964,7 @@ void Batch::account(const Grading& g) {
   }
   if (!gpus.empty()) entry["gpus"] = gpus;
   if (!g.model.empty()) entry["model"] = g.model;
-  if (g.ran_alone) entry["checks_ran_again_alone"] = "out of GPU memory beside other submissions";
+  if (!g.ran_alone.empty()) entry["checks_ran_again_alone"] = g.ran_alone;
   if (!g.memory_holder.empty()) entry["gpu_memory_held_by"] = g.memory_holder;
   std::lock_guard<std::mutex> l(results_mutex_);
   student_meta_[g.r.student] = std::move(entry);

@@ -56,6 +56,19 @@ bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::str
                      [](const CaseResult& c) { return !c.passed() && mentions_out_of_memory(c.detail); });
 }
 
+std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const std::string& ended_how,
+                                bool ended_abnormally) {
+  if (phase_out_of_memory(recorded, ended_how)) return "out of GPU memory";
+  const auto hang = [](const std::string& text) {
+    return text.find("did not finish") != std::string::npos || text.find("no result after") != std::string::npos;
+  };
+  if (std::any_of(recorded.begin(), recorded.end(), [&](const CaseResult& c) { return hang(c.detail); })) return "";
+  const bool failed = std::any_of(recorded.begin(), recorded.end(), [](const CaseResult& c) {
+    return c.outcome == Outcome::Crashed || c.outcome == Outcome::Error;
+  });
+  return failed || (ended_abnormally && !hang(ended_how)) ? "crashed" : "";
+}
+
 std::vector<GpuApp> parse_compute_apps(const std::string& csv) {
   std::vector<GpuApp> apps;
   std::istringstream in(csv);

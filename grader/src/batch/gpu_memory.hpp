@@ -1,7 +1,7 @@
 // One student's GPU memory costs no one else (issue 32): a correctness phase that failed with
-// out-of-memory while other submissions shared its GPU is run again alone (batch.cpp), and the
-// submission that held the memory is named in its own feedback. This file holds the parts that
-// need no GPU: recognising an out-of-memory failure, reading `nvidia-smi --query-compute-apps`,
+// out-of-memory, or crashed, while other submissions shared its GPU is run again alone
+// (batch.cpp), and the submission that held the memory is named in its own feedback. This file
+// holds the parts that need no GPU: recognising such a failure, reading `nvidia-smi --query-compute-apps`,
 // and a watch that samples each running phase's GPU memory (its process tree's) to name the
 // holder. The command that lists the GPU's processes can be a stand-in (tests/batch/).
 #pragma once
@@ -27,6 +27,14 @@ bool mentions_out_of_memory(const std::string& text);
 // Whether a phase failed for want of GPU memory: a case it recorded, or how it ended (the
 // status's detail, the end of its log), says so.
 bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::string& ended_how);
+
+// Why a phase that shared its GPU should run again alone, "" when nothing says its neighbours
+// could have caused its failure: "out of GPU memory" (phase_out_of_memory), or "crashed" when a
+// case crashed or failed with an error, or the program ended abnormally, other than by a hang.
+// A process started beside one that holds the GPU's memory can fail in its CUDA start-up with
+// no word of memory; a hang is never run again (it would cost a second timeout).
+std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const std::string& ended_how,
+                                bool ended_abnormally);
 
 // One row of `nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits`
 // (extra columns between them, such as gpu_uuid, are allowed; the first is the pid, the last the
