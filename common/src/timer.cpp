@@ -109,6 +109,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const 
     timing.samples.push_back(ms);
     if (after) after();
 
+    if (options.decided && run + 1 >= options.min_runs / 2 + 1 && options.decided(timing.samples)) break;
     if (run + 1 >= options.min_runs) {
       const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
       // The robust CV: in a class batch, builds keep every core busy and now and then a call's
@@ -138,6 +139,14 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const 
         "cannot see. Launch every kernel on the stream you are given (kernel<<<grid, block, shared, stream>>>; "
         "without it, the launch goes to the default stream)");
   return timing;
+}
+
+std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms, double margin) {
+  return [=](const std::vector<double>& samples) {
+    if (samples.empty() || !(limit_ms > 0)) return false;
+    const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+    return *hi < limit_ms * (1 - margin) || *lo > limit_ms * (1 + margin);
+  };
 }
 
 Timing time_host(const std::function<void()>& run, int min_runs, double budget_s, int warmup) {

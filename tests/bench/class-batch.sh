@@ -5,7 +5,8 @@
 # shipped starter, copied round-robin up to SIZE submissions (default 20); `grader batch <lab>`
 # grades it with JOBS workers (default 16, as a node of 16 cores would), and the table says where
 # the time went, from each batch.json: wall, wall per submission, and the stages summed over the
-# submissions (build, correctness, timed, waiting for the GPU). Needs a GPU and a build of the
+# submissions (build, correctness, timed, waiting for the GPU); then every copy's grade against
+# tests/realcode/expected.tsv (the reference 100, the starter 0). Needs a GPU and a build of the
 # grader with the labs (the gpu preset).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,3 +27,6 @@ for lab in "${labs[@]}"; do
   tail -n 3 "$work/$lab.log"
 done
 python3 tests/bench/class_table.py "$work/results" "${labs[@]}"
+# The same grades as a batch of one copy each: every copy against tests/realcode/expected.tsv.
+python3 tests/realcode/check_batch.py "$work/results" tests/realcode/expected.tsv --copies \
+  || echo "(some copies' grades differ from tests/realcode/expected.tsv: above)"

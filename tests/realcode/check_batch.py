@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""check_batch.py <results-root> <expected.tsv>: compares each lab's `grader batch` results
-(<results-root>/<lab>/results.json) with expected.tsv; prints a table; exits 1 on any difference."""
+"""check_batch.py <results-root> <expected.tsv> [--copies]: compares each lab's `grader batch`
+results (<results-root>/<lab>/results.json) with expected.tsv; prints a table; exits 1 on any
+difference. With --copies (a class of tests/bench/make_class.py), every student <name>-<n> is
+held to <name>'s line, reference-<n> to 100 points and starter-<n> to 0, and a lab's fixtures
+that are not in its results are not missing."""
 import json
 import os
 import re
@@ -34,45 +37,73 @@ def exercise_points(report, name):
     return None
 
 
-def main():
-    root, expected = sys.argv[1], sys.argv[2]
-    results = {}
-    bad = 0
-    print(f"{'lab':15} {'student':24} {'':4} {'status':12} {'points':>6}  expected")
+def expectations(expected):
+    """(lab, student) -> (status, total, parts, patterns) from expected.tsv."""
+    out = {}
     for line in open(expected):
         if line.startswith('#') or not line.strip():
             continue
         cols = line.rstrip('\n').split('\t')
         lab, student, status, total = cols[:4]
-        parts = cols[4] if len(cols) > 4 else '-'
-        patterns = [p for p in cols[5:] if p]
+        out[(lab, student)] = (status, total, cols[4] if len(cols) > 4 else '-', [p for p in cols[5:] if p])
+    return out
+
+
+def differences(s, status, total, parts, patterns):
+    why = []
+    report = s['report']
+    if s['status'] not in status.split('|'):
+        why.append(f"status {s['status']}")
+    if not points_in(report['points'], total):
+        why.append(f"points {report['points']:.2f}")
+    for spec in ([] if parts == '-' else parts.split()):
+        name, _, want = spec.partition('=')
+        got = exercise_points(report, name)
+        if got is None or not points_in(got, want):
+            why.append(f'{name} {got if got is None else round(got, 2)} (expected {want})')
+    text = details(s)
+    for p in patterns:
+        found = re.search(p[1:] if p.startswith('!') else p, text) is not None
+        if found == p.startswith('!'):
+            why.append(('found ' if found else 'no ') + repr(p.lstrip('!')))
+    return why
+
+
+def main():
+    root, expected = sys.argv[1], sys.argv[2]
+    copies = '--copies' in sys.argv[3:]
+    want = expectations(expected)
+    rows = []  # (lab, student, expectation or None)
+    if copies:
+        for lab in sorted(os.listdir(root)):
+            path = f'{root}/{lab}/results.json'
+            if not os.path.exists(path):
+                continue
+            for s in json.load(open(path))['students']:
+                kind = re.sub(r'-\d+$', '', s['student'])
+                fixed = {'reference': ('passed', '100', '-', []), 'starter': ('incomplete', '0', '-', [])}
+                rows.append((lab, s['student'], fixed.get(kind) or want.get((lab, kind))))
+    else:
+        rows = [(lab, student, e) for (lab, student), e in want.items()]
+    results = {}
+    bad = 0
+    print(f"{'lab':15} {'student':28} {'':4} {'status':12} {'points':>6}  expected")
+    for lab, student, e in rows:
         if lab not in results:
             path = f'{root}/{lab}/results.json'
             results[lab] = {s['student']: s for s in json.load(open(path))['students']} if os.path.exists(path) else {}
         s = results[lab].get(student)
         if not s:
-            print(f'{lab:15} {student:24} MISSING')
+            print(f'{lab:15} {student:28} MISSING')
             bad += 1
             continue
-        why = []
-        report = s['report']
-        if s['status'] not in status.split('|'):
-            why.append(f"status {s['status']}")
-        if not points_in(report['points'], total):
-            why.append(f"points {report['points']:.2f}")
-        for spec in ([] if parts == '-' else parts.split()):
-            name, _, want = spec.partition('=')
-            got = exercise_points(report, name)
-            if got is None or not points_in(got, want):
-                why.append(f'{name} {got if got is None else round(got, 2)} (expected {want})')
-        text = details(s)
-        for p in patterns:
-            found = re.search(p[1:] if p.startswith('!') else p, text) is not None
-            if found == p.startswith('!'):
-                why.append(('found ' if found else 'no ') + repr(p.lstrip('!')))
+        if e is None:
+            print(f"{lab:15} {student:28} {'-':4} {s['status']:12} {s['report']['points']:6.2f}  (no line in expected.tsv)")
+            continue
+        why = differences(s, *e)
         bad += bool(why)
-        print(f"{lab:15} {student:24} {'DIFF' if why else 'ok':4} {s['status']:12} {report['points']:6.2f}  "
-              f"{status} {total}" + (f"  <- {'; '.join(why)}" if why else ''))
+        print(f"{lab:15} {student:28} {'DIFF' if why else 'ok':4} {s['status']:12} {s['report']['points']:6.2f}  "
+              f"{e[0]} {e[1]}" + (f"  <- {'; '.join(why)}" if why else ''))
     sys.exit(1 if bad else 0)
 
 

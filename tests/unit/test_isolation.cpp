@@ -6,14 +6,16 @@
 #include "grader/results.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 using namespace grader;
 namespace fs = std::filesystem;
 
 TEST_CASE("filter_excluding leaves the exercises out of every term of a test spec", "[isolation]") {
   CHECK(filter_excluding("", {}) == "");
-  CHECK(filter_excluding("", {"naive"}) == "~[naive]");
-  CHECK(filter_excluding("~[performance]", {"naive", "tiled"}) == "~[performance]~[naive]~[tiled]");
+  CHECK(filter_excluding("", {"naive"}) == "~[.]~[naive]");
+  CHECK(filter_excluding(kUntimedCases, {"naive", "tiled"}) == "~[performance]~[.]~[naive]~[tiled]");
   CHECK(filter_excluding("[naive][performance],[tiled][performance]", {"naive"}) ==
         "[naive][performance]~[naive],[tiled][performance]~[naive]");
 }
@@ -65,7 +67,7 @@ TEST_CASE("a test program that crashes in exercise 1 of 3: the other two run aga
     if (r.signal != 0) return RunStatus{RunState::Crashed, r.describe()};
     return RunStatus{};
   });
-  CHECK(filters == std::vector<std::string>{"", "~[a]"});
+  CHECK(filters == std::vector<std::string>{"", "~[.]~[a]"});
   CHECK(run.status.state == RunState::Completed);
   CHECK(run.restarts == 1);
   CHECK(run.ended_in == std::vector<std::string>{"a"});
@@ -98,4 +100,34 @@ TEST_CASE("a test program that dies before recording anything is not started aga
   CHECK(run.status.state == RunState::Crashed);
   CHECK(run.restarts == 0);
   fs::remove_all(dir);
+}
+
+// The spec the grader runs the untimed phase with, given to a real test program: every
+// correctness and static test, none of the hidden ones (the leaderboard's timing, the baselines
+// for calibrate, which run for seconds) and no timed one. Catch2 runs hidden tests for a spec of
+// exclusions alone, so this is what keeps a student's check from timing the whole leaderboard.
+TEST_CASE("the untimed phase's spec lists no hidden and no timed test of a real test program", "[isolation]") {
+  const fs::path program = fs::path(WORKBOOK_BIN_DIR) / "grade-coalescing";
+  REQUIRE(fs::exists(program));
+  const auto list = [&](const std::string& spec) {
+    const fs::path out = fs::temp_directory_path() / ("workbook-list-" + std::to_string(::getpid()) + ".txt");
+    ProcessOptions p;
+    p.argv = {program.string(), spec, "--list-tests"};
+    p.output_file = out;
+    p.timeout_s = 60;
+    REQUIRE(run_process(p).exit_code >= 0);
+    std::ifstream in(out);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    fs::remove(out);
+    return text;
+  };
+  const std::string untimed = list(kUntimedCases);
+  CHECK(untimed.find("[correctness]") != std::string::npos);
+  CHECK(untimed.find("[static]") != std::string::npos);
+  CHECK(untimed.find("[performance]") == std::string::npos);
+  CHECK(untimed.find("[.]") == std::string::npos);
+  // The spec that ran them before: the hidden tests were in.
+  CHECK(list("~[performance]").find("[leaderboard]") != std::string::npos);
+  // After a crash, the remaining exercises of an empty spec: still none hidden.
+  CHECK(list(filter_excluding("", {"add_x_cols"})).find("[.]") == std::string::npos);
 }

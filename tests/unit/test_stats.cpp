@@ -1,5 +1,6 @@
 #include "grader/catch.hpp"
 #include "workbook/stats.hpp"
+#include "workbook/timer.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -65,11 +66,23 @@ TEST_CASE("robust_cv: one stray call does not move it, a spread of calls does", 
   std::vector<double> calls;
   for (int i = 0; i < 50; ++i) calls.push_back(1.868 + 0.0001 * (i % 7));
   calls[17] = 3.2;
-  CHECK(workbook::summarize(calls).cv > 0.08);   // the plain CV: flagged as noisy
-  CHECK(workbook::robust_cv(calls) < 0.001);     // the robust one: as steady as it is
+  CHECK(workbook::summarize(calls).cv > 0.08);  // the plain CV: flagged as noisy
+  CHECK(workbook::robust_cv(calls) < 0.001);    // the robust one: as steady as it is
   // Really noisy calls, spread evenly from 1.5 to 2.5 ms: both see it.
   std::vector<double> noisy;
   for (int i = 0; i <= 50; ++i) noisy.push_back(1.5 + i / 50.0);
   CHECK(workbook::robust_cv(noisy) == Approx(0.5 / (1.349 * 2.0)).epsilon(1e-9));
   CHECK(workbook::robust_cv({1.0, 2.0, 3.0}) == 0);  // too few to say
+}
+
+// A timing stops early only when the calls so far decide the verdict of the median of min_runs:
+// all of them clearly on one side of the limit (timer.hpp).
+TEST_CASE("decided_by_limit: every call on one side of the limit, past the margin", "[stats][timer]") {
+  const auto decided = workbook::decided_by_limit(100.0, 0.05);
+  CHECK(decided({80, 90, 94}));         // all under 95: passes whatever two more calls take
+  CHECK(decided({106, 120, 300}));      // all over 105: too slow whatever two more calls take
+  CHECK_FALSE(decided({80, 90, 96}));   // one within the margin: time the rest
+  CHECK_FALSE(decided({80, 120, 90}));  // on both sides
+  CHECK_FALSE(decided({}));
+  CHECK_FALSE(workbook::decided_by_limit(0.0)({1, 1, 1}));  // no limit known: never decided
 }

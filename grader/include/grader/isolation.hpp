@@ -16,7 +16,8 @@
 namespace grader {
 
 // `filter` (a Catch2 test spec, "" for everything) without the tests of these exercises: each
-// comma-separated term gets a "~[exercise]" for each.
+// comma-separated term gets a "~[exercise]" for each. An empty filter stays without the hidden
+// tests ("~[.]"), as Catch2 runs an empty spec.
 std::string filter_excluding(const std::string& filter, const std::vector<std::string>& exercises);
 
 // The exercise of the last complete line (a case or a plan) of a results file; "" if none.

@@ -701,7 +701,7 @@ std::function<RunStatus(const std::string&)> Batch::phase(Grading& g, const std:
 // else: a process started beside a hog can fail in its CUDA start-up with no word of memory).
 IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   g.attempts.clear();
-  IsolatedRun checks = run_isolated("~[performance]", results, phase(g, "checks", false));
+  IsolatedRun checks = run_isolated(kUntimedCases, results, phase(g, "checks", false));
   std::string ended_how = checks.status.detail;
   for (const auto& a : g.attempts) ended_how += "\n" + a.log_tail;
   const bool shared = std::any_of(g.attempts.begin(), g.attempts.end(), [](const PhaseAttempt& a) { return a.shared; });
@@ -715,7 +715,7 @@ IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
                       "and this is that run's result");
   g.ran_alone = why + " beside other submissions";
   g.attempts.clear();
-  return run_isolated("~[performance]", results, phase(g, "checks-alone", true));
+  return run_isolated(kUntimedCases, results, phase(g, "checks-alone", true));
 }
 
 // The submission whose processes held the most memory beside an out-of-memory failure, told so

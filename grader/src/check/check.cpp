@@ -195,7 +195,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   if (!o.filter.empty()) {
     status = run_isolated(o.filter, results, run_once).status;
   } else {
-    status = run_isolated("~[performance]", results, run_once).status;
+    status = run_isolated(kUntimedCases, results, run_once).status;
     const auto exercises = exercises_to_time(config, read_results(results));
     if (status.state == RunState::Completed && !exercises.empty())
       status = run_isolated(timed_filter(exercises), results, run_once).status;

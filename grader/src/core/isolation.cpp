@@ -14,7 +14,7 @@ namespace grader {
 std::string filter_excluding(const std::string& filter, const std::vector<std::string>& exercises) {
   std::string excluded;
   for (const auto& e : exercises) excluded += "~[" + e + "]";
-  if (filter.empty()) return excluded;
+  if (filter.empty()) return excluded.empty() ? "" : "~[.]" + excluded;  // not hidden, as an empty spec
   std::string out;
   std::stringstream terms(filter);
   for (std::string term; std::getline(terms, term, ',');) out += (out.empty() ? "" : ",") + term + excluded;
