@@ -377,8 +377,9 @@ void Leaderboard::write_board(const std::vector<Entry>& entries, const std::vect
       "{} rounds in random order, {} warm-up and {} timed calls per entry and round; fresh "
       "inputs and a checked output every call; L2 flushed; CUDA events; median of all calls "
       "with a 95% order-statistics interval; every entry timed on one GPU ({}, the first of {} visible)",
-      o_.rounds, static_cast<int>(config_.number("timing.warmup").value_or(2)), calls_, device.name,
-      workbook::device_count());
+      o_.rounds,
+      static_cast<int>(config_.number("leaderboard.warmup").value_or(config_.number("timing.warmup").value_or(2))),
+      calls_, device.name, workbook::device_count());
   const fs::path db_file = o_.db.empty() ? o_.out / "leaderboard.sqlite" : o_.db;
   lb::HistoryDb db(db_file);
   db.add_run(info, timings);
