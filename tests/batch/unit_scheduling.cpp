@@ -286,7 +286,11 @@ TEST_CASE("the time ledger adds up the stages and says them in one line", "[batc
   CHECK(line.find("tests 4.0 s (correctness 2.0 s, timed 1.0 s, run again alone 1.0 s)") != std::string::npos);
   CHECK(line.find("waiting for the GPU 6.0 s") != std::string::npos);
   CHECK(line.find("correctness 1.8 s: inputs 0.4, calls 1.0") != std::string::npos);
+  CHECK(line.find("calibration") == std::string::npos);  // none measured: not said
+  ledger.set_calibration(2.5);
+  CHECK(ledger.line(10, 4).find("wall 10.0 s for 2 submissions (5.0 s each), of it calibration 2.5 s: build") == 0);
   const auto j = ledger.to_json(10);
+  CHECK(j["calibration_s"].get<double>() == 2.5);
   CHECK(j["submissions"] == 2);
   CHECK(j["gpu_wait_s"].get<double>() == 6);
   const StageTimes back = stage_times_from_json(to_json(b));

@@ -186,7 +186,7 @@ private:
   void announce(std::size_t submissions, const std::string& why_no_gpu);  // the header; ncu found
   std::vector<Submission> to_grade(const std::vector<Submission>& submissions, const nlohmann::json& previous,
                                    std::size_t& kept_count);
-  void calibrate_reference();  // the reference's timed cases, once: the sequential baseline cached
+  void calibrate_reference();  // the sequential baselines measured once (or found cached), timed
   void grade_all(const std::vector<Submission>& todo);
   int summarize(std::size_t kept_count);
   int workers() const;
@@ -1393,9 +1393,12 @@ std::vector<Submission> Batch::to_grade(const std::vector<Submission>& submissio
 }
 
 void Batch::calibrate_reference() {
-  // The sequential baseline is measured once, before any submission runs: inside the sandbox the
-  // cache is read-only, so no submission can spend time on it, or tamper with it. A workbook
-  // without solutions/ (a student release) has no reference to run: said once, and skipped.
+  // The sequential baselines are measured once, before any submission runs: inside the sandbox
+  // the cache is read-only, so no submission can spend time on them, or tamper with them. Only
+  // the hidden [baseline] tests run (a cached baseline costs nothing): the reference's own timed
+  // cases are `grader calibrate`'s business. A workbook without solutions/ (a student release)
+  // has no reference program to run them in: said once, and skipped.
+  const auto started = clock::now();
   if (o_.build_only) {
     // nothing runs: no baseline to measure
   } else if (!device_.empty() && total_ > 0 && !paths_.has_reference(config_.name())) {
@@ -1404,7 +1407,7 @@ void Batch::calibrate_reference() {
                  "sequential baseline not yet cached for this machine is measured in each submission's timed "
                  "phase\n";
   } else if (!device_.empty() && total_ > 0) {
-    std::cerr << "calibrating: the reference solution's timed cases (measures the sequential baseline once) ...\n";
+    std::cerr << "calibrating: the sequential baselines (measured once per machine and size, then cached) ...\n";
     // A Slurm task's reference is built by the grader that submitted it (builds in one tree at
     // once from several nodes would collide); its logs are its own.
     const fs::path log_dir = o_.task() ? o_.out / "slurm" / "logs" : o_.out;
@@ -1417,7 +1420,7 @@ void Batch::calibrate_reference() {
                   << "): each submission's timed phase will measure the baseline itself\n";
     }
     ProcessOptions calibrate;
-    calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[performance]"};
+    calibrate.argv = {paths_.test_program(config_.name(), true).string(), "[baseline]"};
     // On the first GPU graded on, with its model's thresholds (--gpus may leave out device 0).
     const GpuSlot& first = pool_->gpus().front();
     TestProgramEnv env;
@@ -1431,9 +1434,11 @@ void Batch::calibrate_reference() {
     calibrate.cancel = &g_interrupted;
     const auto c = run_process(calibrate);
     if (!c.ok())
-      std::cerr << "warning: the reference solution's timed cases " << c.describe() << " (see "
-                << (log_dir / (log_prefix + "calibration.log")).string() << ")\n";
+      std::cerr << "warning: the sequential baselines' run " << c.describe() << " (see "
+                << (log_dir / (log_prefix + "calibration.log")).string()
+                << "): each submission's timed phase will measure a baseline not cached\n";
   }
+  ledger_.set_calibration(seconds_since(started));
 }
 
 int Batch::workers() const {

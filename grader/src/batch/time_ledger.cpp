@@ -65,6 +65,11 @@ void TimeLedger::add(const StageTimes& t) {
   ++n_;
 }
 
+void TimeLedger::set_calibration(double s) {
+  std::lock_guard<std::mutex> l(m_);
+  calibration_s_ = s;
+}
+
 int TimeLedger::submissions() const {
   std::lock_guard<std::mutex> l(m_);
   return n_;
@@ -76,6 +81,7 @@ std::string TimeLedger::line(double wall_s, int workers) const {
   const double tests = s.correctness_s + s.timed_s + s.rerun_s;
   std::string out = fmt::format("wall {:.1f} s for {} submission{}", wall_s, n_, n_ == 1 ? "" : "s");
   if (n_ > 0) out += fmt::format(" ({:.1f} s each)", wall_s / n_);
+  if (calibration_s_ >= 0.05) out += fmt::format(", of it calibration {:.1f} s", calibration_s_);
   out += fmt::format(": build {:.1f} s", s.build_s);
   if (s.configure_s >= 0.05) out += fmt::format(" (configure {:.1f} s)", s.configure_s);
   out += fmt::format(", tests {:.1f} s (correctness {:.1f} s, timed {:.1f} s", tests, s.correctness_s, s.timed_s);
@@ -96,6 +102,7 @@ nlohmann::json TimeLedger::to_json(double wall_s) const {
   std::lock_guard<std::mutex> l(m_);
   nlohmann::json j = grader::to_json(sum_);
   j["wall_s"] = wall_s;
+  j["calibration_s"] = calibration_s_;
   j["submissions"] = n_;
   return j;
 }
