@@ -146,10 +146,12 @@ TEST_CASE("a node of two models grades each submission on one model, its phases 
 }
 
 TEST_CASE("each model gets its own thresholds; a model without any is refused, saying what to do", "[batch][gpus]") {
-  const std::filesystem::path h100_file = "/profiles/h100/matmul-tiled.toml", h200_file = "/profiles/h200/matmul-tiled.toml";
+  const std::filesystem::path h100_file = "/profiles/h100/matmul-tiled.toml",
+                              h200_file = "/profiles/h200/matmul-tiled.toml";
   const std::vector<std::filesystem::path> base = {h100_file, "course.toml"};
   const auto both = [&](int ordinal) {
-    return ordinal == 1 ? ModelThresholds{h200_file, "derived for h200"} : ModelThresholds{h100_file, "derived for h100"};
+    return ordinal == 1 ? ModelThresholds{h200_file, "derived for h200"}
+                        : ModelThresholds{h100_file, "derived for h100"};
   };
   const auto gpus = fake_gpus({kH100, kH200});
   const GpuSetup setup = plan_gpus(gpus, "matmul-tiled", base, h100_file, both);
@@ -173,7 +175,8 @@ TEST_CASE("each model gets its own thresholds; a model without any is refused, s
 TEST_CASE("out of memory is recognised in a case's detail or in how the program ended", "[batch][oom]") {
   CaseResult oom;
   oom.outcome = Outcome::Error;
-  oom.detail = "cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) failed: out of memory (cudaErrorMemoryAllocation)";
+  oom.detail =
+      "cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) failed: out of memory (cudaErrorMemoryAllocation)";
   CaseResult fine;
   fine.outcome = Outcome::Passed;
   CHECK(phase_out_of_memory({fine, oom}, ""));
@@ -227,7 +230,8 @@ TEST_CASE("the memory watch names the submission whose process tree held the mem
     });
   };
   std::thread hog = start(hog_root, "hog"), other = start(other_root, "other");
-  for (int i = 0; i < 100 && !(std::filesystem::exists(dir + "/hog.pid") && std::filesystem::exists(dir + "/other.pid")); ++i)
+  for (int i = 0;
+       i < 100 && !(std::filesystem::exists(dir + "/hog.pid") && std::filesystem::exists(dir + "/other.pid")); ++i)
     std::this_thread::sleep_for(20ms);
   std::this_thread::sleep_for(50ms);
   GpuMemoryWatch watch("printf '%s, 70000\\n%s, 300\\n' $(cat " + dir + "/hog.pid) $(cat " + dir + "/other.pid)", 60);
@@ -241,18 +245,20 @@ TEST_CASE("the memory watch names the submission whose process tree held the mem
   CHECK(holder->student == "hog");
   CHECK(holder->peak_mib == 70000);
   CHECK_FALSE(watch.largest_beside("victim", 1, t0, t1));  // another GPU: nobody
-  CHECK_FALSE(watch.largest_beside("hog", 0, t0, t1));      // the victim's 300 MiB is no hog
+  CHECK_FALSE(watch.largest_beside("hog", 0, t0, t1));     // the victim's 300 MiB is no hog
   hog.join();
   other.join();
   std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the build template's commands are a submission's own with its folders in", "[batch][build]") {
-  const std::string compile = "/usr/local/cuda/bin/nvcc -O3 -MD -MT CMakeFiles/s.dir/t/src/matmul.cu.o -MF "
-                              "CMakeFiles/s.dir/t/src/matmul.cu.o.d -x cu -c /t/src/matmul.cu -o CMakeFiles/s.dir/t/src/matmul.cu.o";
+  const std::string compile =
+      "/usr/local/cuda/bin/nvcc -O3 -MD -MT CMakeFiles/s.dir/t/src/matmul.cu.o -MF "
+      "CMakeFiles/s.dir/t/src/matmul.cu.o.d -x cu -c /t/src/matmul.cu -o CMakeFiles/s.dir/t/src/matmul.cu.o";
   CHECK(compiled_source(compile) == "/t/src/matmul.cu");
   CHECK(command_object(compile) == "CMakeFiles/s.dir/t/src/matmul.cu.o");
-  CHECK(command_outputs(compile) == std::vector<std::string>{"CMakeFiles/s.dir/t/src/matmul.cu.o.d", "CMakeFiles/s.dir/t/src/matmul.cu.o"});
+  CHECK(command_outputs(compile) ==
+        std::vector<std::string>{"CMakeFiles/s.dir/t/src/matmul.cu.o.d", "CMakeFiles/s.dir/t/src/matmul.cu.o"});
   const std::string mine = replace_paths(compile, {{"/t/src", "/w/alice/src"}, {"/t/build", "/w/alice/build"}});
   CHECK(mine.find("/t/") == std::string::npos);
   CHECK(compiled_source(mine) == "/w/alice/src/matmul.cu");
@@ -266,6 +272,15 @@ TEST_CASE("the build template's commands are a submission's own with its folders
   CHECK(script.find("[ $failed = 0 ] || exit 1") < script.find("/usr/bin/c++"));
   CHECK(script.find("mkdir -p 'CMakeFiles/s.dir/t/src'") != std::string::npos);
   CHECK(script.find("mkdir -p 'CMakeFiles/runner.dir'") != std::string::npos);
+}
+
+TEST_CASE("/proc/stat's cpu line gives busy and total ticks", "[batch][time]") {
+  const CpuTicks t = parse_cpu_ticks("cpu  100 5 20 800 30 1 2 3 7 0");
+  CHECK(t.busy == 100 + 5 + 20 + 1 + 2 + 3);
+  CHECK(t.total == t.busy + 800 + 30);
+  CHECK(parse_cpu_ticks("cpu0 1 2 3 4").total == 0);  // one CPU's line, not the machine's
+  CHECK(parse_cpu_ticks("").total == 0);
+  CHECK(read_cpu_ticks().total > 0);  // this machine's
 }
 
 TEST_CASE("the time ledger adds up the stages and says them in one line", "[batch][time]") {
@@ -291,6 +306,8 @@ TEST_CASE("the time ledger adds up the stages and says them in one line", "[batc
   CHECK(ledger.line(10, 4).find("wall 10.0 s for 2 submissions (5.0 s each), of it calibration 2.5 s: build") == 0);
   const auto j = ledger.to_json(10);
   CHECK(j["calibration_s"].get<double>() == 2.5);
+  ledger.set_cpu_busy(0.934, 64);
+  CHECK(ledger.line(10, 4).find("; the machine's 64 CPUs 93% busy") != std::string::npos);
   CHECK(j["submissions"] == 2);
   CHECK(j["gpu_wait_s"].get<double>() == 6);
   const StageTimes back = stage_times_from_json(to_json(b));

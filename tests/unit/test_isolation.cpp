@@ -128,6 +128,11 @@ TEST_CASE("the untimed phase's spec lists no hidden and no timed test of a real 
   CHECK(untimed.find("[.]") == std::string::npos);
   // The spec that ran them before: the hidden tests were in.
   CHECK(list("~[performance]").find("[leaderboard]") != std::string::npos);
+  // Its test program may wait asleep; a spec with timed cases may not.
+  CHECK(untimed_spec(kUntimedCases));
+  CHECK(untimed_spec(filter_excluding(kUntimedCases, {"add_x_cols"})));
+  CHECK_FALSE(untimed_spec("[add_x_cols][performance]"));
+  CHECK_FALSE(untimed_spec(""));
   // After a crash, the remaining exercises of an empty spec: still none hidden.
   CHECK(list(filter_excluding("", {"add_x_cols"})).find("[.]") == std::string::npos);
 }

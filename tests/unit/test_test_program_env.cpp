@@ -16,12 +16,14 @@ TEST_CASE("test_program_env writes the fields that are set, and only those", "[t
   env.phase_timeout_s = 600;
   env.runner_file_bytes = 256ull << 20;
   env.fewer_cases = true;
+  env.untimed = true;
   const std::map<std::string, std::string> want = {{"WORKBOOK_SEED", "42"},
                                                    {"WORKBOOK_CONFIG", "/w/labs/matmul-tiled/lab.toml"},
                                                    {"WORKBOOK_OVERRIDES", ""},
                                                    {"WORKBOOK_RESULTS_FD", "7"},
                                                    {"WORKBOOK_PHASE_TIMEOUT_S", "600.000000"},
                                                    {"WORKBOOK_RUNNER_FILE_BYTES", "268435456"},
-                                                   {"WORKBOOK_FEWER_CASES", "1"}};
+                                                   {"WORKBOOK_FEWER_CASES", "1"},
+                                                   {"WORKBOOK_UNTIMED", "1"}};
   CHECK(grader::test_program_env(env) == want);
 }

@@ -77,6 +77,9 @@ std::string timed_filter(const std::vector<std::string>& exercises);
 // out the hidden tests (the leaderboard's timing, the baselines for calibrate), which a spec of
 // exclusions alone would run: 7 s of a coalescing starter's 8 s check were those, on the H100.
 inline constexpr const char* kUntimedCases = "~[performance]~[.]";
+// Whether a spec is the untimed phase's (kUntimedCases, perhaps with exercises left out after a
+// crash): its test program may wait for the GPU asleep (TestProgramEnv::untimed).
+inline bool untimed_spec(const std::string& spec) { return spec.rfind(kUntimedCases, 0) == 0; }
 
 // Every case of the report, in order ("not run" ones included): what build_report was given,
 // for scoring a saved report again.

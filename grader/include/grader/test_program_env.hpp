@@ -25,6 +25,7 @@ struct TestProgramEnv {
   std::optional<std::uint64_t> runner_file_bytes;        // WORKBOOK_RUNNER_FILE_BYTES: the runner's file cap
   bool lab_alone = false;                                // WORKBOOK_LAB_ALONE=1: lab.toml without course.toml
   bool fewer_cases = false;                              // WORKBOOK_FEWER_CASES=1: racecheck's smaller set
+  bool untimed = false;                                  // WORKBOOK_UNTIMED=1: no timed case runs: no spinning
   std::optional<int> leaderboard_calls;                  // WORKBOOK_LEADERBOARD_CALLS: timed calls per entry
   bool leaderboard_tiers = false;                        // WORKBOOK_LEADERBOARD_TIERS=1: time the tiers too
   std::optional<std::filesystem::path> leaderboard_out;  // WORKBOOK_LEADERBOARD_OUT: where entries go

@@ -32,7 +32,10 @@ int main(int argc, char** argv) {
   }
   // A leaderboard run: the CUDA runtime must block, not spin, while it waits, so that CPU time
   // during a timed call means work on the host (contest.hpp). Before any other CUDA call.
-  if (!listing && (std::getenv("WORKBOOK_LEADERBOARD_OUT") || std::getenv("WORKBOOK_LEADERBOARD_OUT_FD")) &&
+  // An untimed phase (WORKBOOK_UNTIMED) blocks too: nothing in it is timed, and a class's
+  // correctness phases run many at once beside builds.
+  const bool untimed = std::getenv("WORKBOOK_UNTIMED") != nullptr;
+  if (!listing && (untimed || std::getenv("WORKBOOK_LEADERBOARD_OUT") || std::getenv("WORKBOOK_LEADERBOARD_OUT_FD")) &&
       !workbook::blocking_sync())
     std::cout << "warning: could not ask the CUDA runtime for blocking synchronization\n";
   // The code under test runs in the runner, a child process (grader/remote/), unless it is
@@ -45,10 +48,11 @@ int main(int argc, char** argv) {
     }
   } shutdown{remote_code};
   // The runner: WORKBOOK_RUNNER (grader batch: the submission's), else this build's own.
-  const auto runner_options = [] {
+  const auto runner_options = [untimed] {
     remote::HarnessOptions options;
     const char* runner = std::getenv("WORKBOOK_RUNNER");
     options.runner = runner && *runner ? runner : grading::program::runner;
+    options.polite = untimed;
     if (const char* cap = std::getenv("WORKBOOK_RUNNER_FILE_BYTES"))
       options.file_bytes = std::strtoull(cap, nullptr, 10);
     return options;

@@ -42,6 +42,7 @@ std::map<std::string, Binder>& registry() {
 }
 
 cudaStream_t g_stream = nullptr;
+bool g_polite = false;  // an untimed phase: no spinning (serve)
 
 struct Opened {
   void* base = nullptr;
@@ -252,7 +253,10 @@ int serve(int fd) {
   // a tail longer than a spin and a message means work on another stream (escaped_work in
   // workbook/timer.hpp). A blocking wait wakes up to milliseconds late on some hosts, which would
   // look like escaped work. (The CPU time this costs is not judged for calls run here.)
-  cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+  // Polite (WORKBOOK_RUNNER_POLITE: an untimed phase, harness.hpp): block instead, and do not
+  // spin for the Call after a Prepare either.
+  g_polite = std::getenv("WORKBOOK_RUNNER_POLITE") != nullptr;
+  cudaSetDeviceFlags(g_polite ? cudaDeviceScheduleBlockingSync : cudaDeviceScheduleSpin);
   Control* const control = control_on_device();
   CUDA_CHECK(cudaStreamCreate(&g_stream));  // blocking: see the top of this file
   {
@@ -269,7 +273,7 @@ int serve(int fd) {
   const auto ready = reinterpret_cast<CUdeviceptr>(&control->ready);
   Prepared prepared;
   for (;;) {
-    if (!next_message(fd, type, payload, prepared.seq != 0) || type == Type::Bye) return 0;
+    if (!next_message(fd, type, payload, prepared.seq != 0 && !g_polite) || type == Type::Bye) return 0;
     if (type == Type::Prepare) {
       prepare_call(payload, prepared, ready);
       continue;

@@ -877,6 +877,7 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
   TestProgramEnv env = test_env(g.src);
   env.cache_dir = cache_dir();
   env.overrides = overrides_env(g.model);
+  env.untimed = untimed_spec(filter);
   sr.log = log;
   sr.timeout_s = o_.run_timeout_s.value_or(config_.timeout_s());
   env.phase_timeout_s = sr.timeout_s;  // bounds the call timeout (test_main)
@@ -1239,7 +1240,11 @@ int Batch::run() {
   std::size_t kept_count = 0;
   const std::vector<Submission> todo = to_grade(submissions, previous, kept_count);
   calibrate_reference();
+  const CpuTicks cpu0 = read_cpu_ticks();
   grade_all(todo);
+  if (const CpuTicks cpu1 = read_cpu_ticks(); cpu1.total > cpu0.total)
+    ledger_.set_cpu_busy(double(cpu1.busy - cpu0.busy) / double(cpu1.total - cpu0.total),
+                         std::thread::hardware_concurrency());
   if (!o_.task() && !g_interrupted) write_similarity_layout();
   return summarize(kept_count);
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace grader {
 
 namespace {
@@ -18,6 +21,26 @@ double number(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
+
+CpuTicks parse_cpu_ticks(const std::string& line) {
+  std::istringstream in(line);
+  std::string name;
+  if (!(in >> name) || name != "cpu") return {};
+  // user nice system idle iowait irq softirq steal (guest time is already in user)
+  unsigned long long v[8] = {};
+  for (auto& x : v)
+    if (!(in >> x)) break;
+  CpuTicks t;
+  t.busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  t.total = t.busy + v[3] + v[4];
+  return t;
+}
+
+CpuTicks read_cpu_ticks() {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  return std::getline(in, line) ? parse_cpu_ticks(line) : CpuTicks{};
+}
 
 nlohmann::json to_json(const StageTimes& t) {
   return {{"collect_s", t.collect_s},         {"configure_s", t.configure_s}, {"build_s", t.build_s},
@@ -70,6 +93,12 @@ void TimeLedger::set_calibration(double s) {
   calibration_s_ = s;
 }
 
+void TimeLedger::set_cpu_busy(double fraction, unsigned cpus) {
+  std::lock_guard<std::mutex> l(m_);
+  cpu_busy_ = fraction;
+  cpus_ = cpus;
+}
+
 int TimeLedger::submissions() const {
   std::lock_guard<std::mutex> l(m_);
   return n_;
@@ -95,6 +124,7 @@ std::string TimeLedger::line(double wall_s, int workers) const {
   const auto open = kinds.find('(');
   if (open != std::string::npos && !s.cases.kinds.empty()) out += "; inside the cases " + kinds.substr(open);
   out += fmt::format("; summed over the submissions, {} at a time", workers);
+  if (cpu_busy_ >= 0) out += fmt::format("; the machine's {} CPUs {:.0f}% busy", cpus_, 100 * cpu_busy_);
   return out;
 }
 
@@ -103,6 +133,7 @@ nlohmann::json TimeLedger::to_json(double wall_s) const {
   nlohmann::json j = grader::to_json(sum_);
   j["wall_s"] = wall_s;
   j["calibration_s"] = calibration_s_;
+  if (cpu_busy_ >= 0) j["cpu_busy"] = cpu_busy_;
   j["submissions"] = n_;
   return j;
 }

@@ -32,6 +32,16 @@ struct StageTimes {
 nlohmann::json to_json(const StageTimes& t);
 StageTimes stage_times_from_json(const nlohmann::json& j);  // what to_json wrote; missing keys 0
 
+// The machine's CPU time, from the first line of /proc/stat: busy (user, nice, system, irq,
+// softirq, steal) and every kind, in clock ticks. A batch that grades slower than its stages
+// add up to is often short of CPUs (builds and test programs beside each other): the time line
+// says how busy they were.
+struct CpuTicks {
+  unsigned long long busy = 0, total = 0;
+};
+CpuTicks parse_cpu_ticks(const std::string& proc_stat_first_line);  // {0, 0} when not a "cpu" line
+CpuTicks read_cpu_ticks();                                          // {0, 0} where /proc/stat is unreadable
+
 // The class's totals: every stage summed over the submissions graded in this run.
 class TimeLedger {
 public:
@@ -39,6 +49,8 @@ public:
   // The batch's own step before any submission: the sequential baselines measured (or found
   // in the cache), once; part of the wall, no submission's.
   void set_calibration(double s);
+  // The machine's CPUs over the grading: the share of their time that was busy, and how many.
+  void set_cpu_busy(double fraction, unsigned cpus);
   // "wall 54 s for 20 submissions (2.7 s each), of it calibration 0.4 s: build 120.3 s, tests
   // 40.2 s (correctness 30.1 s, timed 10.1 s), waiting for the GPU 15.0 s, collect 0.2 s;
   // summed over the submissions, which ran 16 at a time"
@@ -51,6 +63,8 @@ private:
   StageTimes sum_;
   int n_ = 0;
   double calibration_s_ = 0;
+  double cpu_busy_ = -1;  // < 0: not measured
+  unsigned cpus_ = 0;
 };
 
 }  // namespace grader

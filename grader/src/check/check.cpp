@@ -167,6 +167,7 @@ int run_check(const Paths& paths, const CheckOptions& o) {
     env.source_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
     env.overrides = overrides;
     env.phase_timeout_s = config.timeout_s();
+    env.untimed = untimed_spec(filter);
     run.set_env = test_program_env(env);
     run.output_file = log;
     run.timeout_s = config.timeout_s();

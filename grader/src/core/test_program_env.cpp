@@ -16,6 +16,7 @@ std::map<std::string, std::string> test_program_env(const TestProgramEnv& e) {
   if (e.runner_file_bytes) v["WORKBOOK_RUNNER_FILE_BYTES"] = std::to_string(*e.runner_file_bytes);
   if (e.lab_alone) v["WORKBOOK_LAB_ALONE"] = "1";
   if (e.fewer_cases) v["WORKBOOK_FEWER_CASES"] = "1";
+  if (e.untimed) v["WORKBOOK_UNTIMED"] = "1";
   if (e.leaderboard_calls) v["WORKBOOK_LEADERBOARD_CALLS"] = std::to_string(*e.leaderboard_calls);
   if (e.leaderboard_tiers) v["WORKBOOK_LEADERBOARD_TIERS"] = "1";
   if (e.leaderboard_out) v["WORKBOOK_LEADERBOARD_OUT"] = e.leaderboard_out->string();

@@ -15,6 +15,11 @@ struct HarnessOptions {
   // the harness must grow its arena, itself a file (a memfd), past any such cap (kmeans' 256 MB
   // objects). grader batch and leaderboard set it through WORKBOOK_RUNNER_FILE_BYTES.
   std::uint64_t file_bytes = 0;
+  // Nothing this process runs is timed (the untimed phase: WORKBOOK_UNTIMED): wait for each call's
+  // reply asleep on the socket, and start the runner with WORKBOOK_RUNNER_POLITE, which blocks in
+  // its synchronize instead of spinning. Timed phases spin on both sides for an exact clock; a
+  // class's correctness phases, 16 at once on a 4-GPU node, would otherwise spin two cores each.
+  bool polite = false;
 };
 
 // Set once, before the first call (grading::init does it from WORKBOOK_RUNNER and lab.toml).
