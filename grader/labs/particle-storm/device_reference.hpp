@@ -15,9 +15,9 @@
 // so the layer is the same bits and every verdict is the CPU reference's verdict. The GPU test
 // (device_selftest.cpp) requires the same bits.
 //
-// Which one to use: the CPU reference stays the oracle of the correctness cases, the shipped
-// storms and every small workload (it is the clearer code, and the self-test ties it to the
-// sequential program); the timed rounds and the leaderboard, whose workloads are large, take
+// Which one to use: the CPU reference stays the oracle of the shipped storms and every small
+// workload (it is the clearer code, and the self-test ties it to the sequential program); the
+// large ones (the program cases' 2^20-cell workloads, the timed rounds, the leaderboard) take
 // ref_simulate_best(), which picks the device above kDeviceReferenceWork cell-updates.
 #pragma once
 
