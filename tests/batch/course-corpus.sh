@@ -264,10 +264,45 @@ case_times_and_deadlines() {  # --times ids matching nobody are warned; a deadli
   says "$log" "course.toml: [deadline] due: give its UTC offset"
 }
 
+case_duplicate_late_by_entry_times() {  # the newer entry taken by --times: its own time makes the late work
+  mkdir -p "$in"
+  taken "$in/"$'Jos\xc3\xa9 N\xc3\xba\xc3\xb1ez'"/matmul.cu" "named folder, newer"
+  taken "$in/jnunez/matmul.cu" "id folder, older"
+  printf 'id,name\njnunez,"N\xc3\xba\xc3\xb1ez, Jos\xc3\xa9"\n' > "$work/$case/roster.csv"
+  deadline 2026-12-01T00:00:00Z
+  printf 'id,submitted_at\nJos\xc3\xa9 N\xc3\xba\xc3\xb1ez,2026-12-03T10:00:00Z\njnunez,2026-12-01T10:00:00Z\n' \
+    > "$work/$case/times.csv"
+  batch 0 --roster "$work/$case/roster.csv" --config "$work/$case/course.toml" --times "$work/$case/times.csv"
+  rows "$late_header" "$(row jnunez 'build failed' ',2026-12-03T10:00:00Z,58.00,0,0')"
+  says "$out/feedback/jnunez.md" "taken: named folder, newer"
+  never "$log" "match no submission"  # both keys told the entries apart: both were used
+}
+
+case_mac_and_cjk_names() {  # folders a Mac named (accents apart, NFD; Korean jamo), a Chinese name, a link
+  mkdir -p "$in" "$work/$case/elsewhere"
+  taken "$in/"$'Jose\xcc\x81 Nu\xcc\x81n\xcc\x83ez'"/matmul.cu" "jose, decomposed"
+  taken "$in/"$'\xe7\x8e\x8b\xe5\xb0\x8f\xe6\x98\x8e'"/matmul.cu" "wang"
+  taken "$in/"$'\xe1\x84\x80\xe1\x85\xb5\xe1\x86\xb7\xe1\x84\x86\xe1\x85\xb5\xe1\x86\xab'"/matmul.cu" "kim"
+  taken "$work/$case/elsewhere/matmul.cu" "outside"
+  (cd "$work/$case/elsewhere" && cmake -E tar cf secret.zip --format=zip matmul.cu)
+  ln -s "$work/$case/elsewhere/secret.zip" "$in/erin.zip"
+  printf 'id,name\njnunez,Jos\xc3\xa9 N\xc3\xba\xc3\xb1ez\nwxm,\xe7\x8e\x8b\xe5\xb0\x8f\xe6\x98\x8e\nkm,\xea\xb9\x80\xeb\xaf\xbc\nerin,Erin\n' \
+    > "$work/$case/roster.csv"
+  batch 0 --roster "$work/$case/roster.csv"
+  rows "$header" "$(row erin 'no submission')" "$(row jnunez 'build failed')" "$(row km 'build failed')" \
+    "$(row wxm 'build failed')"
+  says "$out/feedback/jnunez.md" "taken: jose, decomposed"
+  says "$out/feedback/wxm.md" "taken: wang"
+  says "$out/feedback/km.md" "taken: kim"
+  says "$log" "erin.zip: a link (links are not followed"
+  never "$log" "not on the roster"
+  utf8
+}
+
 cases=(latin1_source windows_zip utf8_zip roster_windows_1252 canvas_screenshot canvas_merged_downloads
        duplicate_by_lms_id gradescope_two_submissions gradescope_ids_and_paths gradescope_bad_metadata
        accented_folders moodle_latin1_names build_only_exports_no_grades interrupted_regrade
-       one_batch_per_folder times_and_deadlines)
+       one_batch_per_folder times_and_deadlines duplicate_late_by_entry_times mac_and_cjk_names)
 for case in "${cases[@]}"; do
   [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $case "* ]] || continue
   rm -rf "${work:?}/$case"

@@ -1,6 +1,7 @@
 #include "grader/catch.hpp"
 #include "grader/submission.hpp"
 
+#include <algorithm>
 #include <archive.h>
 #include <archive_entry.h>
 #include <unistd.h>
@@ -73,7 +74,8 @@ void make_archive(const fs::path& path, bool zip, const std::vector<Item>& items
 
 }  // namespace
 
-TEST_CASE("submissions: folders, .zip, .tar.gz and .tgz, by student id; the rest skipped, a name graded", "[submission]") {
+TEST_CASE("submissions: folders, .zip, .tar.gz and .tgz, by student id; the rest skipped, a name graded",
+          "[submission]") {
   TempDir t;
   fs::create_directories(t.path / "alice");
   write(t.path / "bob.zip", "x");
@@ -96,6 +98,26 @@ TEST_CASE("submissions: folders, .zip, .tar.gz and .tgz, by student id; the rest
   CHECK(subs[3].type == Submission::Type::TarGz);
   CHECK(subs[4].student == "dave");
   CHECK(skipped.size() == 1);  // notes.txt
+}
+
+// A link in the submissions folder could name anything on the machine (the walk of issue 34
+// graded erin.zip -> ../elsewhere/secret.zip): skipped and named as a link, folder or archive.
+TEST_CASE("links in the submissions folder are skipped as links, to archives too", "[submission]") {
+  TempDir t;
+  fs::create_directories(t.path / "in");
+  fs::create_directories(t.path / "elsewhere" / "folder");
+  write(t.path / "elsewhere" / "secret.zip", "x");
+  fs::create_symlink(t.path / "elsewhere" / "secret.zip", t.path / "in" / "erin.zip");
+  fs::create_directory_symlink(t.path / "elsewhere" / "folder", t.path / "in" / "alice");
+  fs::create_directories(t.path / "in" / "bob");
+  std::vector<std::string> skipped;
+  const auto subs = discover_submissions(t.path / "in", &skipped);
+  REQUIRE(subs.size() == 1);
+  CHECK(subs[0].student == "bob");
+  std::sort(skipped.begin(), skipped.end());
+  REQUIRE(skipped.size() == 2);
+  CHECK(skipped[0].rfind("alice: a link", 0) == 0);
+  CHECK(skipped[1].rfind("erin.zip: a link", 0) == 0);
 }
 
 TEST_CASE("two submissions for one student are an error, not a silent choice", "[submission]") {
@@ -174,7 +196,8 @@ TEST_CASE("limits: file size, total size and entry count, counted as decompresse
   CHECK(c.rejected);
   CHECK(c.reason.find("larger than") != std::string::npos);
 
-  make_archive(t.path / "total.zip", true, {{"a.bin", std::string(3000, '\0')}, {"b.bin", std::string(3000, '\0')}, {"matmul.cu", "x"}});
+  make_archive(t.path / "total.zip", true,
+               {{"a.bin", std::string(3000, '\0')}, {"b.bin", std::string(3000, '\0')}, {"matmul.cu", "x"}});
   c = collect_files({"t", t.path / "total.zip", Submission::Type::Zip}, {"matmul.cu"}, t.path / "out", small);
   CHECK(c.rejected);
   CHECK(c.reason.find("more than") != std::string::npos);
@@ -209,7 +232,8 @@ TEST_CASE("the pre-build check: the reference included by absolute path is rejec
   TempDir t;
   const fs::path sub = t.path / "cheat";
   write(sub / "matmul.cu", "// all mine\n#include \"" + solution.string() + "\"\n");
-  const auto c = collect_files({"cheat", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
+  const auto c =
+      collect_files({"cheat", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
   CHECK(c.rejected);
   INFO(c.reason);
   CHECK(c.reason.find("matmul.cu:2:") != std::string::npos);
@@ -218,12 +242,14 @@ TEST_CASE("the pre-build check: the reference included by absolute path is rejec
   CHECK(fs::is_empty(t.path / "out"));  // nothing of it is kept, so nothing is built
 }
 
-TEST_CASE("the pre-build check: a header linked to the reference is no header of the lab", "[submission][include_check]") {
+TEST_CASE("the pre-build check: a header linked to the reference is no header of the lab",
+          "[submission][include_check]") {
   TempDir t;
   const fs::path sub = t.path / "linker";
   write(sub / "matmul.cu", "#include \"matmul.h\"\n#include \"helper.h\"\n");
   fs::create_symlink(solution, sub / "helper.h");
-  const auto c = collect_files({"linker", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
+  const auto c =
+      collect_files({"linker", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
   CHECK(c.rejected);
   INFO(c.reason);
   CHECK(c.reason.find("matmul.cu:2:") != std::string::npos);
@@ -233,10 +259,11 @@ TEST_CASE("the pre-build check: a header linked to the reference is no header of
 
 TEST_CASE("the pre-build check: an archive whose file climbs out is rejected too", "[submission][include_check]") {
   TempDir t;
-  make_archive(t.path / "climb.tar.gz", false,
-               {{"climb/matmul.cu", "#include \"matmul.h\"\n#include \"../../../solutions/matmul-tiled/matmul.cu\"\n"}});
-  const auto c = collect_files({"climb", t.path / "climb.tar.gz", Submission::Type::TarGz}, {"matmul.cu"}, t.path / "out", {},
-                               matmul_includes());
+  make_archive(
+      t.path / "climb.tar.gz", false,
+      {{"climb/matmul.cu", "#include \"matmul.h\"\n#include \"../../../solutions/matmul-tiled/matmul.cu\"\n"}});
+  const auto c = collect_files({"climb", t.path / "climb.tar.gz", Submission::Type::TarGz}, {"matmul.cu"},
+                               t.path / "out", {}, matmul_includes());
   CHECK(c.rejected);
   CHECK(c.reason.find("matmul.cu:2:") != std::string::npos);
   CHECK(c.reason.find("rule: climbing-path") != std::string::npos);
@@ -250,7 +277,8 @@ TEST_CASE("the pre-build check: an honest copy of the reference passes", "[submi
   const fs::path honest =
       fs::exists(solution) ? solution : fs::path(WORKBOOK_SOURCE_ROOT) / "labs" / "matmul-tiled" / "matmul.cu";
   fs::copy_file(honest, sub / "matmul.cu");
-  const auto c = collect_files({"honest", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
+  const auto c =
+      collect_files({"honest", sub, Submission::Type::Folder}, {"matmul.cu"}, t.path / "out", {}, matmul_includes());
   INFO(c.reason);
   CHECK_FALSE(c.rejected);
   CHECK(c.found == std::vector<std::string>{"matmul.cu"});

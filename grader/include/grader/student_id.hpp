@@ -19,7 +19,8 @@ std::string derive_student_id(std::string_view name);
 std::string decode_file_name(std::string_view bytes);
 
 // A name as compared with a roster's: its words folded as above, lower case, in sorted order, so
-// "Núñez, José", "José Núñez" and "jose_nunez" compare equal.
+// "Núñez, José", "José Núñez" (also decomposed, as a Mac writes it) and "jose_nunez" compare
+// equal. A name with nothing to fold (王小明, 김민준) keys by its own words, Korean jamo composed.
 std::string name_key(std::string_view name);
 
 }  // namespace grader

@@ -295,6 +295,7 @@ private:
   std::optional<course::LatePolicy> late_policy_;  // the course's [deadline]
   std::map<std::string, std::int64_t> times_;      // --times: by roster id, LMS id or submission name
   std::map<std::string, std::string> entry_name_;  // a student's submission as named in the folder (an LMS id)
+  std::set<std::string> entry_keys_;               // every entry's LMS id and name (ClassSubmissions)
   std::map<std::string, std::string> lms_name_;    // a student's name as the LMS download gives it
   std::set<std::string> in_progress_;
   std::vector<std::string> skipped_;  // entries of the submissions folder not graded, and why
@@ -403,6 +404,7 @@ void Batch::warn_unmatched_times() const {
   if (!o_.times || times_.empty()) return;
   std::set<std::string> known = submitted_;
   for (const auto& [id, entry] : entry_name_) known.insert(entry);
+  known.insert(entry_keys_.begin(), entry_keys_.end());  // the keys that told two entries apart too
   if (roster_)
     for (const auto& e : roster_->students) {
       known.insert(e.id);
@@ -1284,8 +1286,12 @@ std::vector<Submission> Batch::discover() {
   ClassSubmissions found = class_submissions(o_, config_, roster_ ? &*roster_ : nullptr, !o_.task());
   auto& submissions = found.submissions;
   entry_name_ = found.entry_names;
+  entry_keys_ = found.entry_keys;
   lms_name_ = found.names;
   skipped_ = found.skipped;
+  // The kept entry's own time first: a --times key equal to the student's id may be the name of
+  // an entry that was ignored (a folder named by the course id beside a newer one by name).
+  for (const auto& [id, t] : found.kept_times) times_[id] = t;
   for (const auto& s : submissions)  // the LMS's own time (Gradescope's), unless --times gives one
     if (const auto t = course::parse_time(s.submitted_at); t && !times_.count(s.student)) times_[s.student] = *t;
   if (o_.task()) {
@@ -1588,7 +1594,13 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
     } catch (const std::exception&) {
       // said by run_batch, which reads it first
     }
+  for (const Submission& s : submissions)
+    for (const auto& key : {s.lms_id, s.entry})
+      if (!key.empty()) out.entry_keys.insert(key);
   for (Submission& s : course::one_entry_per_student(std::move(submissions), entry_time(times))) {
+    for (const auto& key : {s.lms_id, s.entry})
+      if (const auto t = times.find(key); !key.empty() && t != times.end() && !out.kept_times.count(s.student))
+        out.kept_times[s.student] = t->second;
     if (say)
       for (const auto& note : s.notes)
         if (note.rfind("took ", 0) == 0) std::cerr << "two entries for " << s.student << ": " << note << '\n';

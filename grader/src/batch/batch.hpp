@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -109,6 +110,10 @@ struct ClassSubmissions {
   std::map<std::string, std::string> entry_names;  // id -> the entry's own name (an LMS id)
   std::map<std::string, std::string> names;        // id -> the student's name in the LMS download
   std::vector<std::string> skipped;                // entries not graded, each with why
+  // id -> the time --times gives the entry kept for that student (keyed by its LMS id or its
+  // name): where two entries were told apart by their times, the late work is the kept one's.
+  std::map<std::string, std::int64_t> kept_times;
+  std::set<std::string> entry_keys;  // every entry's LMS id and name, the ignored ones' too
 };
 ClassSubmissions class_submissions(const BatchOptions& options, const LabConfig& config, const Roster* roster,
                                    bool say);

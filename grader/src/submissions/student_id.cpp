@@ -107,10 +107,19 @@ std::vector<std::uint32_t> code_points(const std::string& s) {
   return out;
 }
 
+// A combining mark: the accent of a letter written apart from it (Unicode's decomposed form, NFD,
+// which macOS file names use: "e" followed by U+0301 for "é"). Folding drops it with the letter's
+// accent, so "José" typed on Windows and saved on a Mac fold alike.
+bool combining_mark(std::uint32_t c) {
+  return (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
+         (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F);
+}
+
 // The name folded to ASCII letters and digits, every other run of characters one ' '.
 std::string folded(std::string_view name) {
   std::string out;
   for (const std::uint32_t c : code_points(to_valid_utf8(name))) {
+    if (combining_mark(c)) continue;
     if (c < 0x80 && std::isalnum(static_cast<int>(c)))
       out += static_cast<char>(c);
     else if ((c == 0x03C5 || c == 0x03CD) && !out.empty() && (out.back() == 'o' || out.back() == 'O'))
@@ -131,6 +140,53 @@ std::size_t letters(const std::string& utf8) {
   std::size_t n = 0;
   for (const std::uint32_t c : code_points(utf8)) n += (c < 0x80 && std::isalpha(static_cast<int>(c))) || fold(c);
   return n;
+}
+
+void append_utf8(std::string& out, std::uint32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+// The words of a name in a script with no fold to ASCII (Chinese, Japanese, Korean, Arabic ...):
+// split at spaces and punctuation, combining marks dropped, Korean jamo composed into syllables
+// (a Mac writes 김 as three jamo), so that a folder and a roster row of one name compare equal.
+std::vector<std::string> unfolded_words(std::string_view name) {
+  std::vector<std::uint32_t> cps;
+  for (const std::uint32_t c : code_points(to_valid_utf8(name))) {
+    if (combining_mark(c)) continue;
+    const std::uint32_t last = cps.empty() ? 0 : cps.back();
+    if (last >= 0x1100 && last <= 0x1112 && c >= 0x1161 && c <= 0x1175) {  // L + V
+      cps.back() = 0xAC00 + ((last - 0x1100) * 21 + (c - 0x1161)) * 28;
+    } else if (last >= 0xAC00 && last <= 0xD7A3 && (last - 0xAC00) % 28 == 0 && c >= 0x11A8 && c <= 0x11C2) {
+      cps.back() = last + (c - 0x11A7);  // LV + T
+    } else {
+      cps.push_back(c);
+    }
+  }
+  std::vector<std::string> words(1);
+  for (const std::uint32_t c : cps) {
+    const bool separator = c < 0x80 ? !std::isalnum(static_cast<int>(c)) : (c == 0x3000 || c == 0x30FB || c == 0xFF0C);
+    if (separator) {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      append_utf8(words.back(), c < 0x80 ? static_cast<std::uint32_t>(std::tolower(static_cast<int>(c))) : c);
+    }
+  }
+  if (words.back().empty()) words.pop_back();
+  return words;
 }
 
 std::uint32_t fnv1a(std::string_view s) {
@@ -167,6 +223,8 @@ std::string name_key(std::string_view name) {
     std::transform(w.begin(), w.end(), w.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     words.push_back(w);
   }
+  // A name in a script with no fold to ASCII: its own words (compared as written, in any order).
+  if (words.empty()) words = unfolded_words(name);
   std::sort(words.begin(), words.end());
   std::string key;
   for (const auto& w : words) key += (key.empty() ? "" : " ") + w;

@@ -295,7 +295,11 @@ std::vector<Submission> discover_submissions(const fs::path& folder, std::vector
     s.path = e.path();
     s.entry = name;
     std::error_code ec;
-    if (e.is_directory(ec) && !e.is_symlink(ec)) {
+    if (e.is_symlink(ec)) {  // never followed: it could name anything on the machine
+      if (skipped) skipped->push_back(name + ": a link (links are not followed: copy the submission in instead)");
+      continue;
+    }
+    if (e.is_directory(ec)) {
       s.student = name;
       s.type = Submission::Type::Folder;
     } else if (const auto kind = e.is_regular_file(ec) ? archive_kind(name) : std::nullopt) {
