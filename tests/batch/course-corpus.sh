@@ -148,8 +148,8 @@ case_gradescope_two_submissions() {  # one student in two submissions: the newer
   taken "$in/submission_1/matmul.cu" "submission 1, older"
   taken "$in/submission_2/matmul.cu" "submission 2, newer"
   printf 'submission_1:\n  :submitters:\n  - :sid: kim\n  :created_at: 2026-12-01 10:00:00.000000000 +00:00\n' > "$in/submission_metadata.yml"
-  printf 'submission_2:\n  :submitters:\n  - :sid: kim\n  :created_at: 2026-12-02 10:00:00.000000000 +00:00\n' >> "$in/submission_metadata.yml"
-  batch 0 --from gradescope
+  printf 'submission_2:\n  :submitters:\n  - :sid: kim\n  - :sid: kim\n  :created_at: 2026-12-02 10:00:00.000000000 +00:00\n' >> "$in/submission_metadata.yml"
+  batch 0 --from gradescope  # kim twice in submission_2 (a group form filled twice) is one member
   rows "$header" "$(row kim 'build failed')"
   says "$out/feedback/kim.md" "taken: submission 2, newer"
 }
@@ -249,6 +249,8 @@ case_one_batch_per_folder() {  # a second batch on one results folder is refused
   : > "$work/$case/a-file"
   out=$work/$case/a-file batch 64
   says "$log" "is a file, not a folder"
+  out=$work/$case/a-file/results batch 64  # under a file: said as such, not a raw filesystem error
+  says "$log" "a-file is a file, so no results folder can be made under it"
 }
 
 case_times_and_deadlines() {  # --times ids matching nobody are warned; a deadline without its offset names its file

@@ -1649,6 +1649,12 @@ void refuse_output_inside_submissions(const BatchOptions& o) {
     throw std::invalid_argument("-o " + o.out.string() +
                                 " is a file, not a folder: -o names the results folder "
                                 "(created if it does not exist), which gradebook.csv, results.json ... go into");
+  // A folder that cannot be made: some folder above it is a file (-o results.csv/class).
+  for (fs::path above = fs::absolute(o.out).parent_path(); !above.empty() && above != above.parent_path();
+       above = above.parent_path())
+    if (std::error_code ec; fs::exists(above, ec) && !fs::is_directory(above, ec))
+      throw std::invalid_argument("-o " + o.out.string() + ": " + above.string() +
+                                  " is a file, so no results folder can be made under it");
   std::error_code subs_ec, out_ec;
   const fs::path subs = fs::weakly_canonical(fs::absolute(o.submissions), subs_ec);
   const fs::path out = fs::weakly_canonical(fs::absolute(o.out), out_ec);

@@ -181,6 +181,14 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
     if (entry.empty() || entry[0] == '.') continue;
     std::error_code ec;
     std::smatch m;
+    if (e.is_symlink(ec)) {  // never followed: it could name anything on the machine
+      if (skipped) skipped->push_back(entry + ": a link (links are not followed: copy the submission in instead)");
+      continue;
+    }
+    if (layout == LmsLayout::Canvas && e.is_directory(ec)) {
+      if (skipped) skipped->push_back(entry + ": a folder (a Canvas download holds each submission's files)");
+      continue;
+    }
     if (layout == LmsLayout::Canvas && e.is_regular_file(ec) && !e.is_symlink(ec) &&
         std::regex_match(entry, m, canvas)) {
       auto& u = by_id[m[3].str()];
