@@ -301,10 +301,28 @@ case_mac_and_cjk_names() {  # folders a Mac named (accents apart, NFD; Korean ja
   utf8
 }
 
+case_canvas_tie_and_names() {  # one Canvas file id twice: named, not guessed; a name two students share
+  mkdir -p "$in"
+  taken "$in/ana_301_9001_matmul.cu" "ana plain"
+  "$make_archives" --raw-zip "$in/ana_301_9001_Lab1.zip" c matmul.cu '#error "taken: ana zip"' || fail "zip"
+  batch 3 --from canvas
+  says "$log" "two uploads of student '301' with one Canvas file id (9001)"
+  rm -rf "$in" && mkdir -p "$in"
+  taken "$in/"$'Mar\xc3\xada Garc\xc3\xada'"/matmul.cu" "maria"
+  taken "$in/sg/matmul.cu" "sg"
+  printf 'id,name,lms_id\nmgarcia1,Mar\xc3\xada Garc\xc3\xada,\nmgarcia2,"Garc\xc3\xada, Mar\xc3\xada",\nsg,S G,201\n' \
+    > "$work/$case/roster.csv"
+  batch 0 --roster "$work/$case/roster.csv"
+  says "$log" "is the name of 2 students (mgarcia1, mgarcia2): graded as Maria_Garcia"
+  batch 0 --roster "$work/$case/roster.csv" --regrade 201  # the LMS id the run names: sg's
+  never "$log" "no such submission"
+}
+
 cases=(latin1_source windows_zip utf8_zip roster_windows_1252 canvas_screenshot canvas_merged_downloads
        duplicate_by_lms_id gradescope_two_submissions gradescope_ids_and_paths gradescope_bad_metadata
        accented_folders moodle_latin1_names build_only_exports_no_grades interrupted_regrade
-       one_batch_per_folder times_and_deadlines duplicate_late_by_entry_times mac_and_cjk_names)
+       one_batch_per_folder times_and_deadlines duplicate_late_by_entry_times mac_and_cjk_names
+       canvas_tie_and_names)
 for case in "${cases[@]}"; do
   [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $case "* ]] || continue
   rm -rf "${work:?}/$case"

@@ -109,6 +109,15 @@ TEST_CASE("a roster saved by Excel as Windows-1252, or with ';', is read; names 
   REQUIRE(semicolons.students.size() == 2);
   CHECK(semicolons.id_of("ana@uni.edu") == std::optional<std::string>("ab"));
   CHECK(error_of([] { read_roster(write("r3.csv", "id,name\nab,\x81\n")); }).find("r3.csv:2:") != std::string::npos);
+  // Saved as Windows-1252, then a row added in an editor that writes UTF-8: each line as it is.
+  const Roster mixed = read_roster(write("r5.csv",
+                                         "id,name\nlm,Lo\xEF"
+                                         "c\nzl,Zo\xC3\xAB Lef\xC3\xA8vre\n"));
+  REQUIRE(mixed.students.size() == 2);
+  CHECK(mixed.students[0].name ==
+        "Lo\xC3\xAF"
+        "c");
+  CHECK(mixed.students[1].name == "Zo\xC3\xAB Lef\xC3\xA8vre");
 }
 
 TEST_CASE("a times file saved as Windows-1252, or as CSV UTF-8 with ';', is read", "[utf8][lateness]") {

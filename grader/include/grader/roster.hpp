@@ -32,6 +32,8 @@ struct Roster {
   // The id of the one student whose `name` is this one, compared as grader/student_id.hpp's
   // name_key compares ("José Núñez" is "Núñez, Jose"); nothing for none, or for two.
   std::optional<std::string> id_by_name(const std::string& name) const;
+  // Every student whose name is this one (id_by_name's comparison): two or more is ambiguous.
+  std::vector<std::string> ids_by_name(const std::string& name) const;
 };
 
 struct RosterError : std::runtime_error {

@@ -211,6 +211,16 @@ private:
   // Which students this run grades again: --regrade's, or what an interrupted run of the same
   // --regrade left (batch.json's "regrading"); said on stderr when it resumes one.
   std::set<std::string> students_to_regrade(const std::vector<Submission>& submissions, const nlohmann::json& previous);
+  // The id a student is graded under, for an id given on the command line: itself, or the
+  // course id of the student whose LMS id or e-mail it is (the run prints "201 is the LMS id
+  // of sg"), or of whom it names an entry.
+  std::string graded_as(const std::string& given) const {
+    if (roster_)
+      if (const auto id = roster_->id_of(given)) return *id;
+    for (const auto& [id, entry] : entry_name_)
+      if (entry == given) return id;
+    return given;
+  }
   // record(), and where even that fails, the student recorded as the grader's error: one
   // student never stops the class.
   void record_or_report(StudentResult r);
@@ -327,7 +337,8 @@ std::set<std::string> Batch::students_to_regrade(const std::vector<Submission>& 
                                                  const nlohmann::json& previous) {
   std::set<std::string> asked;
   for (const auto& s : submissions)
-    if (o_.regrade_all || std::find(o_.regrade.begin(), o_.regrade.end(), s.student) != o_.regrade.end())
+    if (o_.regrade_all || std::any_of(o_.regrade.begin(), o_.regrade.end(),
+                                      [&](const std::string& id) { return graded_as(id) == s.student; }))
       asked.insert(s.student);
   if (asked.empty() || o_.task() || o_.merge_only) return asked;
   const nlohmann::json request = {{"all", o_.regrade_all}, {"students", o_.regrade}};
@@ -1394,7 +1405,8 @@ std::vector<Submission> Batch::to_grade(const std::vector<Submission>& submissio
     todo.clear();
   }
   for (const auto& id : o_.regrade)
-    if (std::none_of(submissions.begin(), submissions.end(), [&](const Submission& s) { return s.student == id; }))
+    if (std::none_of(submissions.begin(), submissions.end(),
+                     [&](const Submission& s) { return s.student == graded_as(id); }))
       std::cerr << "warning: --regrade " << id << ": no such submission\n";
   total_ = static_cast<int>(todo.size());
   if (kept_count) std::cerr << kept_count << " already graded (kept; --regrade to redo)\n";
@@ -1573,6 +1585,15 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
     if (s.entry.empty()) s.entry = s.path.filename().string();
     const auto id = roster ? roster_id(*roster, s) : std::nullopt;
     if (roster && !id) strangers.push_back(s.student);
+    if (roster && !id && !s.name.empty())
+      if (const auto same = roster->ids_by_name(s.name); same.size() > 1 && say) {
+        std::string list;
+        for (const auto& other : same) list += (list.empty() ? "" : ", ") + other;
+        std::cerr << "roster: " << s.entry << " is the name of " << same.size() << " students (" << list
+                  << "): graded as " << s.student << "; rename it to the right one's id\n";
+        s.notes.push_back("'" + s.name + "' is the roster's name of " + list +
+                          ": graded under an id made from it until its folder is renamed to the right one's id");
+      }
     if (id && *id != s.student) {
       if (say)
         std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is "
@@ -1584,8 +1605,9 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
             note = "'" + s.name + "' is the roster's name of " + *id + ": graded as " + *id;
       s.student = *id;
     } else if (s.derived_id && say) {
-      std::cerr << "named: " << s.entry << " is no usable id (letters, digits, . _ - @): graded as " << s.student
-                << '\n';
+      std::cerr << "named: " << (s.name.empty() ? s.entry : s.name)
+                << " is no usable id (letters, digits, . _ - @): graded as " << s.student
+                << (s.name.empty() || s.name == s.entry ? "" : " (" + s.entry + ")") << '\n';
     }
   }
   std::map<std::string, std::int64_t> times;

@@ -36,6 +36,7 @@ struct Uploads {
 std::int64_t number(const std::string& digits) {
   std::int64_t n = -1;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec == std::errc::result_out_of_range) return INT64_MAX;  // more digits than any id: the newest
   return ec == std::errc() && end == digits.data() + digits.size() ? n : -1;
 }
 
@@ -70,6 +71,21 @@ std::string ignored_note(const Candidate& taken, const std::vector<Candidate>& a
                      taken.resubmission ? fmt::format(", resubmission {}", taken.resubmission) : "", ignored);
 }
 
+// Two uploads that nothing orders (one Canvas file id and resubmission number: two downloads
+// merged, a file renamed): nothing is guessed, as for two entries of any layout.
+void refuse_tie(const std::string& id, const std::vector<Candidate>& all,
+                std::vector<Candidate>::const_iterator newest) {
+  if (newest == all.end()) return;
+  for (const auto& c : all)
+    if (&c != &*newest && !newest->newer_than(c) &&
+        (c.wanted == newest->wanted || c.wanted.empty() || newest->wanted.empty()))
+      throw DuplicateEntries(fmt::format(
+          "two uploads of student '{}' with one Canvas file id ({}): {} and {}, and nothing tells which is newer. "
+          "Remove the one not to grade",
+          id, newest->upload->order, to_valid_utf8(newest->upload->path.filename().string()),
+          to_valid_utf8(c.upload->path.filename().string())));
+}
+
 // A Canvas student's submission: of the uploads that hold the lab's files, the newest; the
 // newest of each file when those are plain files, staged under the lab's names.
 Submission canvas_submission(const std::string& id, const Uploads& u, const std::vector<std::string>& wanted,
@@ -88,6 +104,7 @@ Submission canvas_submission(const std::string& id, const Uploads& u, const std:
   }
   const auto newest =
       std::max_element(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return b.newer_than(a); });
+  refuse_tie(id, all, newest);
   if (newest != all.end() && newest->wanted.empty()) {  // an archive, uploaded last
     s.path = newest->upload->path;
     s.type = archive_kind(s.path.filename().string())->first;

@@ -55,16 +55,19 @@ std::optional<std::string> Roster::id_of(const std::string& name) const {
   return std::nullopt;
 }
 
-std::optional<std::string> Roster::id_by_name(const std::string& name) const {
+std::vector<std::string> Roster::ids_by_name(const std::string& name) const {
   const std::string key = name_key(name);
-  if (key.empty()) return std::nullopt;
-  std::optional<std::string> found;
-  for (const auto& s : students) {
-    if (s.name.empty() || name_key(s.name) != key) continue;
-    if (found) return std::nullopt;  // two students of that name: not this way
-    found = s.id;
-  }
-  return found;
+  std::vector<std::string> ids;
+  if (key.empty()) return ids;
+  for (const auto& s : students)
+    if (!s.name.empty() && name_key(s.name) == key) ids.push_back(s.id);
+  return ids;
+}
+
+std::optional<std::string> Roster::id_by_name(const std::string& name) const {
+  const auto ids = ids_by_name(name);
+  if (ids.size() != 1) return std::nullopt;  // none, or two students of that name: not this way
+  return ids.front();
 }
 
 Roster read_roster(const std::filesystem::path& file) {

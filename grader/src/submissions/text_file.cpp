@@ -27,13 +27,30 @@ TextFile decode_text(std::string bytes, const std::filesystem::path& file, const
   if (const auto nul = bytes.find('\0'); nul != std::string::npos)
     throw refuse(nul, "a NUL byte: not a text file (or UTF-16 without its byte-order mark); save it as \"CSV UTF-8\"");
   if (is_valid_utf8(bytes)) return {std::move(bytes), "UTF-8"};
-  std::size_t undefined = std::string::npos;
-  std::string text = windows_1252_to_utf8(bytes, &undefined);
-  if (undefined != std::string::npos)
-    throw refuse(undefined,
-                 fmt::format("byte 0x{:02X} is neither UTF-8 nor Windows-1252: save the file as \"CSV UTF-8\"",
-                             static_cast<unsigned char>(bytes[undefined])));
-  return {std::move(text), "Windows-1252"};
+  // Line by line: a file saved as Windows-1252 to which rows were added in another editor (as
+  // UTF-8) has both; each line is read in the one it is valid in.
+  std::string text;
+  bool some_utf8 = false;
+  for (std::size_t start = 0; start < bytes.size();) {
+    const std::size_t end = std::min(bytes.find('\n', start), bytes.size());
+    const std::string line = bytes.substr(start, end - start);
+    const bool ascii =
+        std::all_of(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (is_valid_utf8(line)) {
+      some_utf8 = some_utf8 || !ascii;
+      text += line;
+    } else {
+      std::size_t undefined = std::string::npos;
+      text += windows_1252_to_utf8(line, &undefined);
+      if (undefined != std::string::npos)
+        throw refuse(start + undefined,
+                     fmt::format("byte 0x{:02X} is neither UTF-8 nor Windows-1252: save the file as \"CSV UTF-8\"",
+                                 static_cast<unsigned char>(line[undefined])));
+    }
+    if (end < bytes.size()) text += '\n';
+    start = end + 1;
+  }
+  return {std::move(text), some_utf8 ? "Windows-1252 and UTF-8, line by line" : "Windows-1252"};
 }
 
 TextFile read_text_file(const std::filesystem::path& file, const std::string& what) {
