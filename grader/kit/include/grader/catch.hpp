@@ -1,6 +1,6 @@
 // Catch2 v2 (Debian 12) and v3 (Ubuntu 24.04 and later) behind one include. The tests use only
-// what both have: TEST_CASE, SECTION, CHECK, REQUIRE, INFO, and a main() through
-// run_catch_session() below. CMake tells which version it found (WORKBOOK_CATCH2_MAJOR), so a
+// what both have: TEST_CASE, SECTION, CHECK, REQUIRE, INFO, Approx (v3's Catch::Approx, brought
+// in by name as v2 has it), and a main() through run_catch_session() below. CMake tells which version it found (WORKBOOK_CATCH2_MAJOR), so a
 // stray v3 header on the include path cannot be mixed with a v2 library or the other way round.
 #pragma once
 
@@ -9,8 +9,10 @@
 #endif
 
 #if WORKBOOK_CATCH2_MAJOR >= 3
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_session.hpp>
 #include <catch2/catch_test_macros.hpp>
+using Catch::Approx;
 #else
 #include <catch2/catch.hpp>
 #endif
