@@ -12,8 +12,7 @@ using namespace grader;
 namespace {
 // Points WORKBOOK_CACHE_DIR at a fresh folder for the test's duration.
 struct TempCache {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("workbook-cache-" + std::to_string(::getpid()));
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("workbook-cache-" + std::to_string(::getpid()));
   TempCache() {
     std::filesystem::remove_all(dir);
     ::setenv("WORKBOOK_CACHE_DIR", dir.c_str(), 1);
@@ -70,8 +69,12 @@ TEST_CASE("a cache folder that cannot be written costs a measurement, not the re
   // Nothing can be created under /proc, not even by root.
   ::setenv("WORKBOOK_CACHE_DIR", "/proc/workbook-cache-cannot-exist", 1);
   std::string said;
-  const auto t = cached_baseline("k", [] { return BaselineTime{7, 7, 0, 1, false}; },
-                                 [&](const std::string& m) { said += m + "\n"; });
+  const auto t = cached_baseline(
+      "k",
+      [] {
+        return BaselineTime{7, 7, 0, 1, false};
+      },
+      [&](const std::string& m) { said += m + "\n"; });
   ::unsetenv("WORKBOOK_CACHE_DIR");
   CHECK(t.median_ms == 7);
   CHECK_FALSE(t.from_cache);

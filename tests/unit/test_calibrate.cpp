@@ -49,7 +49,7 @@ const Measurement home_peaks() {
   Measurement m;
   m.fp32_tflops = 60.0;  // an H100 SXM's FP32 FMA rate, about
   m.copy_gbs = 2700.0;
-  m.h2d_gbs = 12.0;      // pageable memory over PCIe
+  m.h2d_gbs = 12.0;  // pageable memory over PCIe
   return m;
 }
 
@@ -80,13 +80,15 @@ void check_lab(const std::string& name, const std::vector<Case>& cases) {
     for (bool with_reference : {true, false}) {
       const auto derived = derive(config, home, measure(cases, m, with_reference));
       for (const auto& c : cases) {
-        INFO(name << " " << c.threshold << " on a GPU at " << m.fp32 << " FP32, " << m.bandwidth
-                  << " bandwidth, " << m.h2d << " host-to-device, CPU x" << m.cpu << (with_reference ? ", reference measured" : ", ceilings only"));
-        const auto it = std::find_if(derived.begin(), derived.end(), [&](const auto& d) { return d.threshold == c.threshold; });
+        INFO(name << " " << c.threshold << " on a GPU at " << m.fp32 << " FP32, " << m.bandwidth << " bandwidth, "
+                  << m.h2d << " host-to-device, CPU x" << m.cpu
+                  << (with_reference ? ", reference measured" : ", ceilings only"));
+        const auto it =
+            std::find_if(derived.begin(), derived.end(), [&](const auto& d) { return d.threshold == c.threshold; });
         REQUIRE(it != derived.end());
         INFO("threshold " << it->value << " (" << it->how << ")");
         const double reference = speedup_on(c, c.reference_ms, m), slow = speedup_on(c, c.slow_ms, m);
-        CHECK(reference >= 1.2 * it->value);  // the reference passes, with room
+        CHECK(reference >= 1.2 * it->value);         // the reference passes, with room
         if (c.slow_ms > 0) CHECK(slow < it->value);  // the slow submission does not
         CHECK(with_reference == it->reference_here.has_value());
       }
@@ -203,8 +205,8 @@ TEST_CASE("calibration: the CPU's speed from the sequential baselines both machi
   const LabConfig config = lab("matmul-tiled");
   Measurement home = home_peaks(), here = home_peaks();
   home.baseline_ms = {{"matmul-tiled/sequential/1024x1024x1024", 6000}, {"matmul-tiled/other", 100}};
-  here.baseline_ms = {{"matmul-tiled/sequential/1024x1024x1024", 24000}, {"matmul-tiled/other", 100},
-                      {"matmul-tiled/only-here", 1}};
+  here.baseline_ms = {
+      {"matmul-tiled/sequential/1024x1024x1024", 24000}, {"matmul-tiled/other", 100}, {"matmul-tiled/only-here", 1}};
   const auto derived = derive(config, home, here);
   CHECK(derived[0].value == Approx(6500 * 2));  // sqrt(4 x 1): twice as slow
   CHECK(derived[0].how.find("CPU baseline (2.00)") != std::string::npos);
@@ -232,8 +234,8 @@ TEST_CASE("calibration: the reference's value of a threshold is the lowest of th
   };
   const std::vector<grader::CaseResult> cases = {
       timed("exercises.all_gpu.min_speedup_2d", 30, grader::Outcome::Passed),
-      timed("exercises.all_gpu.min_speedup_2d", 25, grader::Outcome::TooSlow),  // still a measurement
-      timed("exercises.all_gpu.min_speedup_2d", 5, grader::Outcome::Incorrect), // not a timing of a right answer
+      timed("exercises.all_gpu.min_speedup_2d", 25, grader::Outcome::TooSlow),   // still a measurement
+      timed("exercises.all_gpu.min_speedup_2d", 5, grader::Outcome::Incorrect),  // not a timing of a right answer
       timed("exercises.all_gpu.min_speedup_16d", 60, grader::Outcome::Passed),
       timed("exercises.all_gpu_privatized.min_speedup_over_all_gpu", 2, grader::Outcome::Passed)};  // fixed
   const auto values = grader::calibrate::reference_values(rules, cases);
@@ -312,7 +314,8 @@ TEST_CASE("calibration: a share of the copy bandwidth follows what bounds the ke
   home.baseline_ms["coalescing/sequential-transpose/8192x8192"] = 923;
   here.baseline_ms["coalescing/sequential-transpose/8192x8192"] = 1846;
   const auto value_of = [](const std::vector<grader::calibrate::Derived>& derived, const std::string& threshold) {
-    const auto it = std::find_if(derived.begin(), derived.end(), [&](const auto& d) { return d.threshold == threshold; });
+    const auto it =
+        std::find_if(derived.begin(), derived.end(), [&](const auto& d) { return d.threshold == threshold; });
     REQUIRE(it != derived.end());
     INFO(it->how);
     return it->value;
@@ -359,7 +362,8 @@ TEST_CASE("calibration: a derived threshold leaves the reference at least min_ma
   config.apply_override("[calibration]\nmin_margin = 0.5\n", "course.toml");
   CHECK_THROWS_AS(grader::calibrate::min_margin(config), grader::ConfigError);
   LabConfig bad = lab("coalescing");
-  bad.apply_override("[calibration]\n\"exercises.add_x_cols.min_copy_fraction\" = { bound = \"bandwidth\", over = \"gpu\" }\n",
-                     "x.toml");
+  bad.apply_override(
+      "[calibration]\n\"exercises.add_x_cols.min_copy_fraction\" = { bound = \"bandwidth\", over = \"gpu\" }\n",
+      "x.toml");
   CHECK_THROWS_AS(grader::calibrate::rules(bad), grader::ConfigError);
 }

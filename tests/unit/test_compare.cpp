@@ -59,13 +59,14 @@ TEST_CASE("a NaN never written (the poison's bits) is told from a NaN the code c
   CHECK_FALSE(workbook::is_poison(computed));
   const std::vector<double> expected = {1, 2, 3, 4};
 
-  const auto untouched = workbook::compare({poison, poison, poison, poison}, expected, 2, 2, workbook::Tolerance::exact());
+  const auto untouched =
+      workbook::compare({poison, poison, poison, poison}, expected, 2, 2, workbook::Tolerance::exact());
   CHECK(untouched.nothing_written());
   CHECK(untouched.describe().find("(never written)") != std::string::npos);
 
   // A beta * C epilogue that read the poisoned C: every element NaN, none of them the poison.
-  const auto epilogue = workbook::compare({computed, computed, computed, computed}, expected, 2, 2,
-                                          workbook::Tolerance::exact());
+  const auto epilogue =
+      workbook::compare({computed, computed, computed, computed}, expected, 2, 2, workbook::Tolerance::exact());
   CHECK_FALSE(epilogue.nothing_written());
   CHECK(epilogue.unwritten == 0);
   CHECK(epilogue.describe().find("a NaN your code computed") != std::string::npos);

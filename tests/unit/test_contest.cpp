@@ -75,9 +75,9 @@ TEST_CASE("a whole program is timed on the host: only the output and thread rule
   ContestOptions program;
   program.host_timed = true;
   auto m = honest();
-  m.event_ms = 0;    // it launched nothing on the given stream
-  m.host_ms = 2.0;   // allocations, copies, kernels on its own streams
-  m.cpu_ms = 1.9;    // host work of its own
+  m.event_ms = 0;   // it launched nothing on the given stream
+  m.host_ms = 2.0;  // allocations, copies, kernels on its own streams
+  m.cpu_ms = 1.9;   // host work of its own
   CHECK(judge_call(m, program).empty());
   m.threads_after = 6;
   CHECK(judge_call(m, program).find("starts threads") != std::string::npos);
@@ -100,8 +100,7 @@ TEST_CASE("a call run in the runner process is timed from send to done: only the
 
 // The tail of a call run in the runner: from the harness seeing `done` on the call's stream to the
 // runner's reply, sent once its device is idle (workbook::escaped_work, timer.hpp).
-TEST_CASE("work left running on another stream after a runner's call is refused; one late reply is not",
-          "[contest]") {
+TEST_CASE("work left running on another stream after a runner's call is refused; one late reply is not", "[contest]") {
   using workbook::escaped_work;
   // An honest 1.9 ms matmul: the reply comes 20-40 microseconds after `done`.
   const std::vector<double> calls(10, 1.9);
@@ -147,8 +146,8 @@ TEST_CASE("the leaderboard judges a runner's calls by their tails, together", "[
   for (int i = 0; i < 5; ++i) {
     auto m = honest();
     m.foreign = true;
-    m.event_ms = 0.02;  // `done` written at once
-    m.tail_ms = 1.8;    // the product still running on a stream of its own
+    m.event_ms = 0.02;                               // `done` written at once
+    m.tail_ms = 1.8;                                 // the product still running on a stream of its own
     CHECK(judge_call(m, ContestOptions{}).empty());  // each call alone looks fine ...
     tails.push_back(m.tail_ms);
     times.push_back(m.event_ms);

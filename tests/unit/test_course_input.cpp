@@ -65,7 +65,8 @@ std::string error_of(F&& f) {
 TEST_CASE("a zip with a UTF-8 name beside the lab's file is read, not taken for an escape", "[course][archive]") {
   TempDir t;
   Submission s{"ana", t.path / "ana.zip", Submission::Type::Zip};
-  REQUIRE(raw_zip::write(s.path.string(), {{"matmul.cu", "int ok;\n", false}, {"notas-caf\xC3\xA9.txt", "hola\n", true}}));
+  REQUIRE(
+      raw_zip::write(s.path.string(), {{"matmul.cu", "int ok;\n", false}, {"notas-caf\xC3\xA9.txt", "hola\n", true}}));
   const Collected c = collect_files(s, kWanted, t.path / "dest");
   CHECK_FALSE(c.rejected);
   CHECK(c.reason.empty());
@@ -76,11 +77,17 @@ TEST_CASE("a zip with a UTF-8 name beside the lab's file is read, not taken for 
 TEST_CASE("a zip made by Windows Explorer (CP437 names, an accented folder) is read", "[course][archive]") {
   TempDir t;
   Submission s{"jose", t.path / "jose.zip", Submission::Type::Zip};
-  REQUIRE(raw_zip::write(s.path.string(), {{"Jos\x82 N\xA3\xA4""ez/matmul.cu", "int ok;\n"}, {"Jos\x82 N\xA3\xA4""ez/notas.txt", "x"}}));
+  REQUIRE(raw_zip::write(s.path.string(), {{"Jos\x82 N\xA3\xA4"
+                                            "ez/matmul.cu",
+                                            "int ok;\n"},
+                                           {"Jos\x82 N\xA3\xA4"
+                                            "ez/notas.txt",
+                                            "x"}}));
   const Collected c = collect_files(s, kWanted, t.path / "dest");
   REQUIRE_FALSE(c.rejected);
   CHECK(c.found == kWanted);
-  CHECK(joined(c.notes).find("took Jos\xC3\xA9 N\xC3\xBA\xC3\xB1""ez/matmul.cu") != std::string::npos);
+  CHECK(joined(c.notes).find("took Jos\xC3\xA9 N\xC3\xBA\xC3\xB1"
+                             "ez/matmul.cu") != std::string::npos);
   // An escape is still one, whatever the code page.
   Submission bad{"eve", t.path / "eve.zip", Submission::Type::Zip};
   REQUIRE(raw_zip::write(bad.path.string(), {{"matmul.cu", "int ok;\n"}, {"../\x82.cu", "x"}}));
@@ -97,7 +104,8 @@ TEST_CASE("an archive is known to hold the lab's file by its names alone", "[cou
   CHECK_FALSE(archive_names_wanted(t.path / "shots.zip", Submission::Type::Zip, kWanted));
 }
 
-TEST_CASE("Canvas: a screenshot with a long number stops nothing; the newest upload is taken, and said", "[course][canvas]") {
+TEST_CASE("Canvas: a screenshot with a long number stops nothing; the newest upload is taken, and said",
+          "[course][canvas]") {
   TempDir t;
   const fs::path d = t.path / "canvas";
   write(d / "tanakaai_106_9006_screenshot-1764633540123.png", "png");
@@ -115,8 +123,9 @@ TEST_CASE("Canvas: a screenshot with a long number stops nothing; the newest upl
   REQUIRE(subs.size() == 3);
   CHECK(subs[0].student == "102");
   CHECK(read(subs[0].path / "matmul.cu") == "fixed\n");
-  CHECK(joined(subs[0].notes).find("took builderbob_LATE_102_9050_matmul.cu (the newest upload: Canvas file 9050), "
-                                   "ignored builderbob_102_9002_matmul.cu") != std::string::npos);
+  CHECK(joined(subs[0].notes)
+            .find("took builderbob_LATE_102_9050_matmul.cu (the newest upload: Canvas file 9050), "
+                  "ignored builderbob_102_9002_matmul.cu") != std::string::npos);
   CHECK(subs[1].student == "103");
   CHECK(subs[1].type == Submission::Type::Zip);
   CHECK(subs[1].path.filename() == "carol_103_9040_Lab1.zip");
@@ -129,9 +138,10 @@ TEST_CASE("Gradescope: keys are folders inside the export, never paths", "[cours
   const fs::path g = t.path / "export";
   write(t.path / "outside-secret" / "matmul.cu", "not a submission\n");
   write(g / "submission_1" / "matmul.cu", "ana\n");
-  write(g / "submission_metadata.yml", "submission_1:\n  :submitters:\n  - :sid: ana\n"
-                                        "../outside-secret:\n  :submitters:\n  - :sid: eve\n"
-                                        "/etc:\n  :submitters:\n  - :sid: mallory\n");
+  write(g / "submission_metadata.yml",
+        "submission_1:\n  :submitters:\n  - :sid: ana\n"
+        "../outside-secret:\n  :submitters:\n  - :sid: eve\n"
+        "/etc:\n  :submitters:\n  - :sid: mallory\n");
   std::vector<std::string> skipped;
   const auto subs = course::discover_gradescope(g, &skipped);
   REQUIRE(subs.size() == 1);
@@ -141,14 +151,17 @@ TEST_CASE("Gradescope: keys are folders inside the export, never paths", "[cours
   CHECK(joined(skipped).find("/etc: in submission_metadata.yml, but not the name") != std::string::npos);
 }
 
-TEST_CASE("Gradescope: an unusual :sid: uses the :email:; unlisted folders and empty metadata are said", "[course][gradescope]") {
+TEST_CASE("Gradescope: an unusual :sid: uses the :email:; unlisted folders and empty metadata are said",
+          "[course][gradescope]") {
   TempDir t;
   const fs::path g = t.path / "export";
   write(g / "submission_1" / "Lab1.zip", "zip");
   write(g / "submission_2" / "matmul.cu", "x");
   write(g / "submission_3" / "matmul.cu", "whose?");
   write(g / "submission_metadata.yml",
-        "submission_1:\n  :submitters:\n  - :name: Jos\xC3\xA9 N\xC3\xBA\xC3\xB1""ez\n    :sid: Jos\xC3\xA9 N\xC3\xBA\xC3\xB1""ez\n"
+        "submission_1:\n  :submitters:\n  - :name: Jos\xC3\xA9 N\xC3\xBA\xC3\xB1"
+        "ez\n    :sid: Jos\xC3\xA9 N\xC3\xBA\xC3\xB1"
+        "ez\n"
         "    :email: jnunez@uni.edu\n  :created_at: 2026-12-01 20:00:00.000000000 -05:00\n"
         "submission_2:\n  :submitters:\n  - :name: Kim Lee\n    :sid: kim lee\n");
   std::vector<std::string> skipped;
@@ -179,8 +192,9 @@ TEST_CASE("Gradescope: an unusual :sid: uses the :email:; unlisted folders and e
   }
   CHECK(why.find("submission_metadata.yml: submission_2: :created_at: 'yesterday' is not a time") != std::string::npos);
   write(g / "submission_metadata.yml", "submission_2:\n  :submitters:\n  - :sid: kim\n  :created_at: {a: 1}\n");
-  CHECK(error_of([&] { course::discover_gradescope(g, &skipped); }).find("submission_2: :created_at: not a text value") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          course::discover_gradescope(g, &skipped);
+        }).find("submission_2: :created_at: not a text value") != std::string::npos);
 }
 
 TEST_CASE("one student, one entry: the newest by the LMS's time, else its order; else exit 3", "[course][duplicates]") {
@@ -193,12 +207,19 @@ TEST_CASE("one student, one entry: the newest by the LMS's time, else its order;
   REQUIRE(kept.size() == 1);
   CHECK(kept[0].path == "submission_3");  // the time decides before the order
   CHECK(kept[0].notes.back() == "took submission_3 (the newest: submitted 2026-12-02T10:00:00Z), ignored submission_7");
+  // One entry met twice (a group listing a member by :sid: and by :email:): one entry, no choice.
+  Submission again = newer;
+  again.submitted_at = "";
+  const auto once = course::one_entry_per_student({newer, again}, by_metadata);
+  REQUIRE(once.size() == 1);
+  CHECK(once[0].notes.empty());
   older.submitted_at = newer.submitted_at = "";
   CHECK(course::newest_entry({older, newer}, by_metadata).path == "submission_7");  // the order, where no time
   older.lms_order = newer.lms_order = -1;
   CHECK_THROWS_AS(course::newest_entry({older, newer}, by_metadata), course::DuplicateEntries);
-  CHECK(error_of([&] { course::newest_entry({older, newer}, by_metadata); })
-            .find("two submissions for student 'kim': submission_3 and submission_7") != std::string::npos);
+  CHECK(error_of([&] {
+          course::newest_entry({older, newer}, by_metadata);
+        }).find("two submissions for student 'kim': submission_3 and submission_7") != std::string::npos);
 }
 
 TEST_CASE("LMS exports: only grades are exported (--build-only zeroes nobody)", "[course][lms_export]") {

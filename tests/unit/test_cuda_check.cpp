@@ -8,9 +8,7 @@ namespace {
 cudaError_t fails_with(cudaError_t code) { return code; }
 }  // namespace
 
-TEST_CASE("CUDA_CHECK passes success through", "[cuda_check]") {
-  CHECK_NOTHROW(CUDA_CHECK(fails_with(cudaSuccess)));
-}
+TEST_CASE("CUDA_CHECK passes success through", "[cuda_check]") { CHECK_NOTHROW(CUDA_CHECK(fails_with(cudaSuccess))); }
 
 TEST_CASE("CUDA_CHECK names the call's text, the error, the file and the line", "[cuda_check]") {
   try {

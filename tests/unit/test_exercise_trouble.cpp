@@ -49,9 +49,11 @@ TEST_CASE("five crashes in a row skip the rest of an exercise; a crash now and t
   const auto crash = [](grader::CaseResult&) { throw remote::CallFailed("killed by SIGSEGV", true); };
   const auto pass = [](grader::CaseResult& r) { r.outcome = Outcome::Passed; };
   // Crashes on some shapes only (say 1 x 1): every other case still runs.
-  for (int i = 0; i < 3; ++i) CHECK(grading::run_case("sometimes", "correctness", "c", crash).outcome == Outcome::Crashed);
+  for (int i = 0; i < 3; ++i)
+    CHECK(grading::run_case("sometimes", "correctness", "c", crash).outcome == Outcome::Crashed);
   CHECK(grading::run_case("sometimes", "correctness", "p", pass).outcome == Outcome::Passed);
-  for (int i = 0; i < 4; ++i) CHECK(grading::run_case("sometimes", "correctness", "c", crash).outcome == Outcome::Crashed);
+  for (int i = 0; i < 4; ++i)
+    CHECK(grading::run_case("sometimes", "correctness", "c", crash).outcome == Outcome::Crashed);
   CHECK(grading::run_case("sometimes", "correctness", "p", pass).outcome == Outcome::Passed);
   // Crashes every time: after five, the rest is not run.
   for (int i = 0; i < 5; ++i) CHECK(grading::run_case("always", "correctness", "c", crash).outcome == Outcome::Crashed);
@@ -86,9 +88,8 @@ TEST_CASE("a hidden case is named by its number and says nothing of its inputs",
   CHECK(hung.outcome == Outcome::Crashed);
   CHECK(hung.detail.find("did not finish") == 0);
   CHECK(hung.detail.find("999") == std::string::npos);
-  const auto later = grading::run_case("hidden-hang", "correctness", "1x1x1 ints", [](grader::CaseResult& r) {
-    r.outcome = Outcome::Passed;
-  });
+  const auto later = grading::run_case("hidden-hang", "correctness", "1x1x1 ints",
+                                       [](grader::CaseResult& r) { r.outcome = Outcome::Passed; });
   CHECK(later.outcome == Outcome::NotRun);
   CHECK(later.detail.find("999") == std::string::npos);
 }
@@ -123,7 +124,10 @@ TEST_CASE("a correctness case that fails differently on a second run is named a 
 
   // Passed cases and timed cases are run once.
   int once = 0;
-  grading::run_case("transpose_naive", "correctness", "right", [&](grader::CaseResult& r) { ++once; r.outcome = Outcome::Passed; });
+  grading::run_case("transpose_naive", "correctness", "right", [&](grader::CaseResult& r) {
+    ++once;
+    r.outcome = Outcome::Passed;
+  });
   grading::run_case("transpose_naive", "performance", "slow", [&](grader::CaseResult& r) {
     ++once;
     r.outcome = Outcome::Incorrect;
@@ -137,8 +141,8 @@ TEST_CASE("a correctness case that fails differently on a second run is named a 
 // that the hint has not been given for the exercise yet).
 TEST_CASE("a computed NaN names the reads of unwritten memory and memcheck", "[grading][race]") {
   init_once();
-  const std::string nan = std::string("C[0][0]: expected 3, got nan (") + workbook::kComputedNan +
-                          "); 561 of 561 elements wrong";
+  const std::string nan =
+      std::string("C[0][0]: expected 3, got nan (") + workbook::kComputedNan + "); 561 of 561 elements wrong";
   int calls = 0;
   const auto racy = grading::run_case("tiled", "correctness", "racy nan", [&](grader::CaseResult& r) {
     r.outcome = Outcome::Incorrect;

@@ -70,7 +70,8 @@ TEST_CASE("vendor libraries that compute the result are found, with their line",
   only_finding(at_line_4("  cub::DeviceReduce::Sum(t, b, in, out, n, stream);"), 4, "cub::");
   only_finding(at_line_4("  cute::Tensor t;"), 4, "cute::");
   // One finding per line and reason, the first thing found for it; two reasons, two findings.
-  const auto two = find_forbidden_apis("x.cu", at_line_4("  cublasCreate(&h); std::thread t(work); cublasSetStream(h, s);"));
+  const auto two =
+      find_forbidden_apis("x.cu", at_line_4("  cublasCreate(&h); std::thread t(work); cublasSetStream(h, s);"));
   INFO(listing(two));
   REQUIRE(two.size() == 2);
   CHECK(two[0].what == "cublasCreate");
@@ -101,28 +102,32 @@ TEST_CASE("escapes from the timed window and the sandbox are found", "[forbidden
 }
 
 TEST_CASE("the given stream is used, not created: nothing to find", "[forbidden]") {
-  CHECK(clean("void naive(const float* A, float* C, int n, cudaStream_t stream) {\n"
-              "  kernel<<<1, 1, 0, stream>>>(A, C, n);\n"
-              "  CUDA_CHECK(cudaMemcpyAsync(C, A, n * sizeof(float), cudaMemcpyDeviceToDevice, stream));\n"
-              "  CUDA_CHECK(cudaStreamSynchronize(stream));\n"
-              "}\n"));
+  CHECK(
+      clean("void naive(const float* A, float* C, int n, cudaStream_t stream) {\n"
+            "  kernel<<<1, 1, 0, stream>>>(A, C, n);\n"
+            "  CUDA_CHECK(cudaMemcpyAsync(C, A, n * sizeof(float), cudaMemcpyDeviceToDevice, stream));\n"
+            "  CUDA_CHECK(cudaStreamSynchronize(stream));\n"
+            "}\n"));
   // Ordinary words that only look like the forbidden ones.
-  CHECK(clean("struct Particle { float thrust; float cub; };\n"
-              "float f(Particle p) { return p.thrust + p.cub; }\n"
-              "int forks = 0; int systems = 0; void my_fork(); double cublas_ms = 0, cufft = 0;\n"
-              "__device__ float x = 1.5e+3f; int y = 0x1Fu;\n"));
-  CHECK(clean("#include \"matmul.h\"\n#include <cuda_runtime.h>\n#include <curand_kernel.h>\n#include <vector>\n"
-              "#include \"workbook/cuda_check.hpp\"\n"));
+  CHECK(
+      clean("struct Particle { float thrust; float cub; };\n"
+            "float f(Particle p) { return p.thrust + p.cub; }\n"
+            "int forks = 0; int systems = 0; void my_fork(); double cublas_ms = 0, cufft = 0;\n"
+            "__device__ float x = 1.5e+3f; int y = 0x1Fu;\n"));
+  CHECK(
+      clean("#include \"matmul.h\"\n#include <cuda_runtime.h>\n#include <curand_kernel.h>\n#include <vector>\n"
+            "#include \"workbook/cuda_check.hpp\"\n"));
 }
 
 TEST_CASE("comments and strings never count", "[forbidden]") {
-  CHECK(clean("// #include <cublas_v2.h>\n"
-              "/* cublasSgemm(h, ...); std::thread t;\n"
-              "   #include <thrust/sort.h>\n"
-              "   cudaStreamCreate(&s); */\n"
-              "const char* why = \"no cublasSgemm, no std::thread, no fork() and no getenv here\";\n"
-              "const char* also = \"#include <cublas_v2.h>\";\n"
-              "void naive(cudaStream_t stream);  // launches on stream, never cudaStreamCreate\n"));
+  CHECK(
+      clean("// #include <cublas_v2.h>\n"
+            "/* cublasSgemm(h, ...); std::thread t;\n"
+            "   #include <thrust/sort.h>\n"
+            "   cudaStreamCreate(&s); */\n"
+            "const char* why = \"no cublasSgemm, no std::thread, no fork() and no getenv here\";\n"
+            "const char* also = \"#include <cublas_v2.h>\";\n"
+            "void naive(cudaStream_t stream);  // launches on stream, never cudaStreamCreate\n"));
   // After a block comment, the code on the same line counts again.
   only_finding("/* a\n comment */ cudaStreamCreate(&s);\n", 2, "cudaStreamCreate");
   // A quoted include in a comment after a real include: the real one is read.

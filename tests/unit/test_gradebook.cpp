@@ -72,22 +72,26 @@ TEST_CASE("csv fields are quoted only when they must be", "[gradebook]") {
 
 TEST_CASE("exercise status: the worst outcome of its cases", "[gradebook]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
-  const auto r = build_report(config,
-                              {make("naive", "correctness", Outcome::Incorrect), make("naive", "correctness", Outcome::Crashed),
-                               make("tiled", "correctness", Outcome::Passed), make("tiled", "performance", Outcome::Passed)},
-                              {}, 1, "");
+  const auto r =
+      build_report(config,
+                   {make("naive", "correctness", Outcome::Incorrect), make("naive", "correctness", Outcome::Crashed),
+                    make("tiled", "correctness", Outcome::Passed), make("tiled", "performance", Outcome::Passed)},
+                   {}, 1, "");
   CHECK(exercise_status(r.exercises[0]) == "crashed");
   CHECK(exercise_status(r.exercises[1]) == "passed");
   // An incorrect exercise's performance is "not run" (not graded): the column says "incorrect".
-  const auto wrong = build_report(config, {make("naive", "correctness", Outcome::Incorrect), make("naive", "performance", Outcome::Passed)}, {}, 1, "");
+  const auto wrong = build_report(
+      config, {make("naive", "correctness", Outcome::Incorrect), make("naive", "performance", Outcome::Passed)}, {}, 1,
+      "");
   CHECK(exercise_status(wrong.exercises[0]) == "incorrect");
 }
 
 TEST_CASE("a student's result survives the round trip through its JSON file (resume)", "[gradebook]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
-  StudentResult r = graded(config, "amy", {make("naive", "correctness", Outcome::Passed),
-                                           make("naive", "performance", Outcome::TooSlow, "median 2 ms; needs 1 ms"),
-                                           make("tiled", "correctness", Outcome::Passed)});
+  StudentResult r = graded(config, "amy",
+                           {make("naive", "correctness", Outcome::Passed),
+                            make("naive", "performance", Outcome::TooSlow, "median 2 ms; needs 1 ms"),
+                            make("tiled", "correctness", Outcome::Passed)});
   r.notes = {"took amy/matmul.cu"};
   r.seconds = 12.5;
   r.graded_at = "2026-11-20T12:00:00Z";
@@ -114,9 +118,10 @@ TEST_CASE("a student's result survives the round trip through its JSON file (res
 
 TEST_CASE("Gradescope results: score, one test per exercise and kind, failures in the output", "[gradebook]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
-  const auto r = graded(config, "amy", {make("naive", "correctness", Outcome::Passed),
-                                        make("naive", "performance", Outcome::TooSlow, "median 2 ms; needs 1 ms"),
-                                        make("tiled", "correctness", Outcome::Passed)});
+  const auto r = graded(config, "amy",
+                        {make("naive", "correctness", Outcome::Passed),
+                         make("naive", "performance", Outcome::TooSlow, "median 2 ms; needs 1 ms"),
+                         make("tiled", "correctness", Outcome::Passed)});
   const auto g = gradescope_json(r);
   CHECK(g["score"] == 90.0);
   REQUIRE(g["tests"].size() == 3);
@@ -138,10 +143,10 @@ TEST_CASE("Gradescope results: each hidden case a test of its own, with the hidd
   auto c1 = hidden(Outcome::Passed), c2 = hidden(Outcome::Incorrect);
   c1.name = "hidden case 1";
   c2.name = "hidden case 2";
-  const auto r = graded(config, "amy", {make("naive", "correctness", Outcome::Passed),
-                                        make("naive", "performance", Outcome::Passed),
-                                        make("tiled", "correctness", Outcome::Passed),
-                                        make("tiled", "correctness", Outcome::Passed), c1, c2});
+  const auto r =
+      graded(config, "amy",
+             {make("naive", "correctness", Outcome::Passed), make("naive", "performance", Outcome::Passed),
+              make("tiled", "correctness", Outcome::Passed), make("tiled", "correctness", Outcome::Passed), c1, c2});
   const auto g = gradescope_json(r, {"visible", "after_published"});
   CHECK(g["score"] == 85.0);
   CHECK(g["visibility"] == "visible");
@@ -165,7 +170,8 @@ TEST_CASE("Gradescope results: each hidden case a test of its own, with the hidd
   CHECK(second["status"] == "failed");
   CHECK(second["output"].get<std::string>().find("hidden case") != std::string::npos);
   // Without hidden cases, every test has the cases' visibility.
-  const auto plain = gradescope_json(graded(config, "ben", {make("naive", "correctness", Outcome::Passed)}), {"hidden", "hidden"});
+  const auto plain =
+      gradescope_json(graded(config, "ben", {make("naive", "correctness", Outcome::Passed)}), {"hidden", "hidden"});
   for (const auto& t : plain["tests"]) CHECK(t["visibility"] == "hidden");
 }
 

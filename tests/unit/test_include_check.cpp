@@ -29,7 +29,9 @@ std::vector<std::string> matmul_allowed() {
   return lab_allowed_includes(root / "labs" / "matmul-tiled", {"matmul.cu"}, root / "common" / "include");
 }
 
-std::vector<IncludeViolation> check(const std::string& source) { return check_includes(source, "matmul.cu", matmul_allowed()); }
+std::vector<IncludeViolation> check(const std::string& source) {
+  return check_includes(source, "matmul.cu", matmul_allowed());
+}
 
 // The single violation of `source`: its rule and line.
 void refused(const std::string& source, const std::string& rule, int line) {
@@ -47,7 +49,9 @@ void refused(const std::string& source, const std::string& rule, int line) {
 
 TEST_CASE("include check: the allowed list is the lab's headers, its files and common/'s", "[include_check]") {
   const auto allowed = matmul_allowed();
-  const auto has = [&](const std::string& name) { return std::find(allowed.begin(), allowed.end(), name) != allowed.end(); };
+  const auto has = [&](const std::string& name) {
+    return std::find(allowed.begin(), allowed.end(), name) != allowed.end();
+  };
   CHECK(has("matmul.h"));
   CHECK(has("matmul.cu"));
   CHECK(has("workbook/cuda_check.hpp"));
@@ -69,7 +73,7 @@ TEST_CASE("include check: the reference by absolute path, or by a path that clim
   REQUIRE(v.size() == 1);
   const std::string text = format_violation(v[0]);
   CHECK(text.rfind("matmul.cu:1: #include of an absolute path (/work/solutions/matmul-tiled/matmul.cu)", 0) == 0);
-  CHECK(text.find("matmul.h") != std::string::npos);        // what may be included instead
+  CHECK(text.find("matmul.h") != std::string::npos);  // what may be included instead
   CHECK(text.find("(rule: absolute-path)") != std::string::npos);
 }
 
@@ -87,16 +91,16 @@ TEST_CASE("include check: computed includes, #include_next, #import", "[include_
 }
 
 TEST_CASE("include check: read as the preprocessor reads it", "[include_check]") {
-  refused("int a;\n#inc\\\nlude \"/x\"\n", "absolute-path", 2);    // a spliced directive, at its # line
-  refused("#inc\\   \nlude \"/x\"\n", "absolute-path", 1);           // blanks before the newline: still one
+  refused("int a;\n#inc\\\nlude \"/x\"\n", "absolute-path", 2);  // a spliced directive, at its # line
+  refused("#inc\\   \nlude \"/x\"\n", "absolute-path", 1);       // blanks before the newline: still one
   refused("#include \\\n\"/x\"\n", "absolute-path", 1);
   refused("#include /* a\n comment */ \"/x\"\n", "absolute-path", 1);  // a comment is a blank
   refused("  /* c */ # /* c */ include \"/x\"\n", "absolute-path", 1);
-  refused("%:include \"/x\"\n", "absolute-path", 1);                   // the digraph of #
-  refused("// a comment\r#include \"/x\"\n", "absolute-path", 2);      // a lone CR ends a line for GCC
-  refused("\xEF\xBB\xBF#include \"/x\"\n", "absolute-path", 1);        // after a byte-order mark
+  refused("%:include \"/x\"\n", "absolute-path", 1);               // the digraph of #
+  refused("// a comment\r#include \"/x\"\n", "absolute-path", 2);  // a lone CR ends a line for GCC
+  refused("\xEF\xBB\xBF#include \"/x\"\n", "absolute-path", 1);    // after a byte-order mark
   refused("#include \"/x\" // \"matmul.h\"\n", "absolute-path", 1);
-  refused("int x = 1'000;\n#include \"/x\"\n", "absolute-path", 2);   // a digit separator is no quote
+  refused("int x = 1'000;\n#include \"/x\"\n", "absolute-path", 2);              // a digit separator is no quote
   refused("auto s = R\"d(\n)\"\n)d\";\n#include \"/x\"\n", "absolute-path", 4);  // a raw string ends at )d"
   refused("?\?=include \"z.h\"\n", "trigraph", 1);
   // Continued comments hide a line from the compiler, and so from the check.
@@ -116,8 +120,8 @@ TEST_CASE("include check: #embed, __has_include, pragmas, asm, #line", "[include
   refused("#define P(x) _Pragma(#x)\n", "computed-pragma", 1);
   refused("void f() { asm(\".incbin \\\"/work/solutions/matmul-tiled/matmul.cu\\\"\"); }\n", "asm-file", 1);
   refused("void f() {\n  __asm__(\".section .rodata\\n\"\n          \".INCLUDE \\\"x.s\\\"\");\n}\n", "asm-file", 2);
-  refused("void f() { asm(\".inc\" \"bin \\\"/x\\\"\"); }\n", "asm-file", 1);    // joined as the compiler joins
-  refused("void f() { asm(\"\\x2eincbin \\\"/x\\\"\"); }\n", "asm-file", 1);     // escapes decoded
+  refused("void f() { asm(\".inc\" \"bin \\\"/x\\\"\"); }\n", "asm-file", 1);  // joined as the compiler joins
+  refused("void f() { asm(\"\\x2eincbin \\\"/x\\\"\"); }\n", "asm-file", 1);   // escapes decoded
   refused("#define S(x) #x\nvoid f() { asm(S(.incbin \"/x\")); }\n", "asm-file", 2);
   refused("#line 1 \"x.cu\"\n", "line-file", 1);
   refused("#define F \"x.cu\"\n#line 7 F\n", "line-file", 2);
@@ -131,7 +135,8 @@ TEST_CASE("include check: #embed, __has_include, pragmas, asm, #line", "[include
   CHECK(format_violations(v, 2).find("... and 1 more") != std::string::npos);
 }
 
-TEST_CASE("include check: a quoted include names the lab's headers, the submission's files or common/'s", "[include_check]") {
+TEST_CASE("include check: a quoted include names the lab's headers, the submission's files or common/'s",
+          "[include_check]") {
   refused("#include \"helper.h\"\n", "unlisted-header", 1);
   refused("#include \"matmul-tiled/matmul.cu\"\n", "unlisted-header", 1);
   refused("#include \"workbook/secret.hpp\"\n", "unlisted-header", 1);

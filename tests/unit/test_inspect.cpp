@@ -98,14 +98,15 @@ TEST_CASE("racecheck: the two lines of a race, its hazards counted, a missing ba
   const std::string why = explain(h);
   CHECK(has(why, "matmul.cu:14 (Write) and matmul.cu:16 (Read)"));
   CHECK(has(why, "__syncthreads()"));
-  CHECK(out.notes.size() == 1);  // the summary, not a hazard
+  CHECK(out.notes.size() == 1);                                                          // the summary, not a hazard
   CHECK(title(h) == "shared-memory race: Write at matmul.cu:14, Read at matmul.cu:16");  // each place once
 }
 
 TEST_CASE("racecheck: one race at the same lines is one problem, whatever the order and the instance", "[inspect]") {
   // As the H100's racecheck printed a transpose without its barrier: the same two lines in
   // several records, their sides in either order, and (matmul) in each TILE_WIDTH's instance.
-  const std::string text = std::string(kRacecheck) +
+  const std::string text =
+      std::string(kRacecheck) +
       "========= Error: Race reported between Read access at void tiledKernel<32>(const float *, const float *, "
       "float *, int, int, int)+0x3c0 in /w/labs/matmul-tiled/matmul.cu:16\n"
       "=========     and Write access at void tiledKernel<32>(const float *, const float *, float *, int, int, "
@@ -153,13 +154,13 @@ TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]"
   CHECK(old.hazards[0].places[1].access == "Write");
   CHECK(old.hazards[0].count == 4);
   // Without -lineinfo: the function only, and the report says how to get lines.
-  const auto bare = parse_sanitizer_output(
-      "memcheck",
-      "========= Invalid __global__ read of size 8 bytes\n"
-      "=========     at compress(const unsigned int *, uint2 *, int)+0x4bd0\n"
-      "=========     by thread (16,0,0) in block (0,0,0)\n"
-      "=========     Access at 0x0 is out of bounds\n"
-      "=========     and is 140229602181120 bytes before the nearest allocation at 0x7f89bfa00000 of size 1020 bytes\n");
+  const auto bare = parse_sanitizer_output("memcheck",
+                                           "========= Invalid __global__ read of size 8 bytes\n"
+                                           "=========     at compress(const unsigned int *, uint2 *, int)+0x4bd0\n"
+                                           "=========     by thread (16,0,0) in block (0,0,0)\n"
+                                           "=========     Access at 0x0 is out of bounds\n"
+                                           "=========     and is 140229602181120 bytes before the nearest allocation "
+                                           "at 0x7f89bfa00000 of size 1020 bytes\n");
   REQUIRE(bare.hazards.size() == 1);
   REQUIRE(bare.hazards[0].places.size() == 1);
   CHECK(bare.hazards[0].places[0].file.empty());
@@ -174,20 +175,18 @@ TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]"
       "=========     and is 4 bytes before the nearest allocation at 0x7f89bfa00000 of size 1024 bytes\n");
   CHECK(has(explain(near.hazards[0]), "before the start of an array"));
   // A misaligned access says so in its detail line, not its heading.
-  const auto misaligned = parse_sanitizer_output(
-      "memcheck",
-      "========= Invalid __global__ read of size 16 bytes\n"
-      "=========     at k(const float4 *)+0x40 in /w/k.cu:7\n"
-      "=========     by thread (1,0,0) in block (0,0,0)\n"
-      "=========     Access at 0x7f89bfa00004 is misaligned\n");
+  const auto misaligned = parse_sanitizer_output("memcheck",
+                                                 "========= Invalid __global__ read of size 16 bytes\n"
+                                                 "=========     at k(const float4 *)+0x40 in /w/k.cu:7\n"
+                                                 "=========     by thread (1,0,0) in block (0,0,0)\n"
+                                                 "=========     Access at 0x7f89bfa00004 is misaligned\n");
   CHECK(has(explain(misaligned.hazards[0]), "not a multiple of the access's size"));
   // The tool's own lines are notes, never problems at a line of the student's code.
-  const auto notes = parse_sanitizer_output(
-      "memcheck",
-      "========= Error: process didn't terminate successfully\n"
-      "========= Target application returned an error\n"
-      "========= Internal Sanitizer Error: The Sanitizer encountered an error\n"
-      "========= ERROR SUMMARY: 0 errors\n");
+  const auto notes = parse_sanitizer_output("memcheck",
+                                            "========= Error: process didn't terminate successfully\n"
+                                            "========= Target application returned an error\n"
+                                            "========= Internal Sanitizer Error: The Sanitizer encountered an error\n"
+                                            "========= ERROR SUMMARY: 0 errors\n");
   CHECK(notes.hazards.empty());
   CHECK(notes.notes.size() == 4);
   // synccheck: a barrier some threads skip.
@@ -199,7 +198,8 @@ TEST_CASE("sanitizer records in the older and the line-less shapes", "[inspect]"
   REQUIRE(sync.hazards.size() == 1);
   CHECK(has(explain(sync.hazards[0]), "Every thread must reach every barrier"));
   // Nothing found: no hazards, the summary read.
-  const auto clean = parse_sanitizer_output("memcheck", "========= COMPUTE-SANITIZER\nall good\n========= ERROR SUMMARY: 0 errors\n");
+  const auto clean =
+      parse_sanitizer_output("memcheck", "========= COMPUTE-SANITIZER\nall good\n========= ERROR SUMMARY: 0 errors\n");
   CHECK(clean.hazards.empty());
   CHECK(clean.api_errors.empty());
   CHECK(clean.error_summary == 0);
@@ -253,8 +253,10 @@ TEST_CASE("ncu: an H100 run's table read back, and the coalescing metrics comput
   // The shared-memory tile without and with its padding column: the table has only the loads'
   // conflicts, so the metric that also needs the stores' is not computed (shown as "-").
   CHECK_FALSE(conflicts.value(first.at("transposeTiledKernel")->metrics));
-  const double tiled = first.at("transposeTiledKernel")->metrics.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
-  const double padded = first.at("transposePaddedKernel")->metrics.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
+  const double tiled =
+      first.at("transposeTiledKernel")->metrics.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
+  const double padded =
+      first.at("transposePaddedKernel")->metrics.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
   CHECK(tiled > 100 * padded);
   CHECK_THROWS(parse_ncu_csv("==PROF== Connected\nno table\n"));
 }
@@ -288,7 +290,8 @@ void naive(const float* A) { tiledKernel<16><<<1, 1>>>(A, nullptr); }
                            "namespace s { __global__ void s::k3(int); }\n") ==
         std::vector<std::string>{"k1", "k2", "k3"});
   // Every lab's starter defines the kernels its handout names (what --profile looks for).
-  CHECK_FALSE(kernels_defined_in(grader::read_file(fs::path(WORKBOOK_SOURCE_ROOT) / "labs/matmul-tiled/matmul.cu")).empty());
+  CHECK_FALSE(
+      kernels_defined_in(grader::read_file(fs::path(WORKBOOK_SOURCE_ROOT) / "labs/matmul-tiled/matmul.cu")).empty());
 }
 
 TEST_CASE("every lab's [profile.metrics] names its exercises and metrics the grader knows", "[inspect]") {
@@ -402,16 +405,16 @@ TEST_CASE("a metric far worse than the reference's is pointed at, in its own dir
   };
   // The padded transpose without its padding column, beside the reference's (counts as an H100
   // measured them at 4096 x 4096: docs/measurements/coalescing-ncu.csv).
-  const KernelLaunch mine = launch("transposePaddedKernel",
-                                   {{"gpu__time_duration.sum", 500000},  // ns
-                                    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 16500186},
-                                    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
-                                    {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 50}});
-  const KernelLaunch theirs = launch("transposePaddedKernel",
-                                     {{"gpu__time_duration.sum", 300000},
-                                      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 62753},
-                                      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
-                                      {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 67}});
+  const KernelLaunch mine =
+      launch("transposePaddedKernel", {{"gpu__time_duration.sum", 500000},  // ns
+                                       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 16500186},
+                                       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
+                                       {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 50}});
+  const KernelLaunch theirs =
+      launch("transposePaddedKernel", {{"gpu__time_duration.sum", 300000},
+                                       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 62753},
+                                       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
+                                       {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 67}});
   const auto rows = compare_launch({"duration", "shared_bank_conflicts", "fp32_pipe"}, mine, &theirs);
   REQUIRE(rows.size() == 3);
   CHECK_FALSE(rows[0].look_here);  // time under the profiler: shown, never pointed at
@@ -441,7 +444,8 @@ TEST_CASE("a metric far worse than the reference's is pointed at, in its own dir
   CHECK_FALSE(compare_launch({"global_atomics"}, mine, &theirs)[0].yours);
   CHECK_FALSE(compare_launch({"global_atomics"}, mine, &theirs)[0].look_here);
   // The reference's kernel beside yours: same name, else the same place.
-  const std::vector<KernelLaunch> reference = {launch("transpose_objects", {}), launch("find_nearest_cluster_privatized", {})};
+  const std::vector<KernelLaunch> reference = {launch("transpose_objects", {}),
+                                               launch("find_nearest_cluster_privatized", {})};
   CHECK(matching_kernel(launch("transpose_objects", {}), 1, reference) == &reference[0]);
   CHECK(matching_kernel(launch("find_nearest_cluster", {}), 1, reference) == &reference[1]);
   CHECK(matching_kernel(launch("update_centroids", {}), 2, reference) == nullptr);
@@ -462,7 +466,9 @@ TEST_CASE("the profile in a student's feedback: a table per kernel, the referenc
   const std::vector<std::string> ids = {"duration", "shared_bank_conflicts"};
   const std::string md = profile_markdown("transpose_padded", ids, yours, &reference);
   CHECK(has(md, "### Why is transpose_padded slow? (Nsight Compute)"));
-  CHECK(has(md, "**`transposePaddedKernel`** (grid (256, 256, 1), block (32, 8, 1)), beside the reference's `transposePaddedKernel`"));
+  CHECK(has(md,
+            "**`transposePaddedKernel`** (grid (256, 256, 1), block (32, 8, 1)), beside the reference's "
+            "`transposePaddedKernel`"));
   CHECK(has(md, "| shared-memory bank conflicts | 16.5M | 62753 | **look here** |"));
   CHECK(has(md, "| kernel time (ms) | 1.200 | 1.200 |  |"));
   CHECK(has(md, "- *shared-memory bank conflicts*: extra passes"));
@@ -471,7 +477,8 @@ TEST_CASE("the profile in a student's feedback: a table per kernel, the referenc
   const std::string alone = profile_markdown("transpose_padded", ids, yours, nullptr);
   CHECK(has(alone, "| shared-memory bank conflicts | 16.5M | - |  |"));
   // A profile that failed says why, once.
-  const std::string failed = profile_markdown("transpose_padded", ids, Profiled{{}, "ncu stopped at its time limit", 0}, &reference);
+  const std::string failed =
+      profile_markdown("transpose_padded", ids, Profiled{{}, "ncu stopped at its time limit", 0}, &reference);
   CHECK(has(failed, "Not profiled: ncu stopped at its time limit"));
 }
 
@@ -479,11 +486,11 @@ TEST_CASE("the profile in a student's feedback: a table per kernel, the referenc
 // digits, a percentage at most 100; written as the [profile.expected] tables lab.toml reads.
 TEST_CASE("expected ranges from the reference's values, as lab.toml's tables", "[inspect]") {
   using Range = std::pair<double, double>;
-  CHECK(expected_range(62753, false) == Range{52200, 75400});   // 52294.2 down, 75303.6 up
-  CHECK(expected_range(4.0, false) == Range{3.33, 4.8});        // 4.8 stays 4.8
-  CHECK(expected_range(0, false) == Range{0, 0});               // no spills: none expected
+  CHECK(expected_range(62753, false) == Range{52200, 75400});  // 52294.2 down, 75303.6 up
+  CHECK(expected_range(4.0, false) == Range{3.33, 4.8});       // 4.8 stays 4.8
+  CHECK(expected_range(0, false) == Range{0, 0});              // no spills: none expected
   CHECK(expected_range(82, true) == Range{68.3, 98.4});
-  CHECK(expected_range(91, true) == Range{75.8, 100});          // 109.2 capped
+  CHECK(expected_range(91, true) == Range{75.8, 100});  // 109.2 capped
   CHECK(expected_range(66056245, false) == Range{55000000, 79300000});
   CHECK(is_percent_metric("dram_throughput"));
   CHECK_FALSE(is_percent_metric("shared_bank_conflicts"));
@@ -504,7 +511,8 @@ TEST_CASE("expected ranges from the reference's values, as lab.toml's tables", "
     return Range{*(*a)[0].value<double>(), *(*a)[1].value<double>()};
   };
   CHECK(range("profile.expected.transpose_padded.transposePaddedKernel.shared_bank_conflicts") == Range{52200, 75400});
-  CHECK(parsed.at_path("profile.expected.transpose_padded.transposePaddedKernel.shared_bank_conflicts[0]").is_integer());
+  CHECK(
+      parsed.at_path("profile.expected.transpose_padded.transposePaddedKernel.shared_bank_conflicts[0]").is_integer());
   CHECK(range("profile.expected.transpose_padded.transposePaddedKernel.dram_throughput") == Range{68.3, 98.4});
   CHECK(range("profile.expected.add_x_cols.addXColsKernel.global_load_sectors_per_request") == Range{3.33, 4.8});
 }

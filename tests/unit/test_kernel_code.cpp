@@ -169,7 +169,7 @@ void launch(const float* A, float* C, int n) { register2dKernel<8, 8><<<1, 256>>
   const std::string code = kernel_code(src, "register2dKernel");
   CHECK(code_uses(code, "float4"));
   CHECK(code.find("reinterpret_cast<const float4*>") != std::string::npos);  // the helper's body
-  CHECK(code.find("register2dKernel<8, 8>") == std::string::npos);          // not the host's launch
+  CHECK(code.find("register2dKernel<8, 8>") == std::string::npos);           // not the host's launch
 }
 
 TEST_CASE("kernel_code: a helper that is never called does not count", "[static][kernel_code]") {

@@ -66,7 +66,8 @@ TEST_CASE("an override replaces values and merges tables key by key", "[config]"
 [exercises.first]
 min_speedup = 2.5
 points = { performance = 20 }
-)", "course.toml");
+)",
+                   "course.toml");
   CHECK(c.number("exercises.first.min_speedup") == 2.5);
   CHECK(c.exercise("first")->points.at("performance") == 20);
   CHECK(c.exercise("first")->points.at("correctness") == 30);  // untouched by the override
@@ -88,14 +89,18 @@ TEST_CASE("a syntax error names the file, line and column", "[config]") {
 }
 
 TEST_CASE("a lab.toml missing what the grader needs says what is missing", "[config]") {
-  CHECK(message_of([] { LabConfig::parse("[lab]\ntitle = \"x\"\n", "a.toml"); }).find("needs a name") != std::string::npos);
-  CHECK(message_of([] { LabConfig::parse("[lab]\nname = \"x\"\nexercises = [\"e\"]\n", "b.toml"); })
-            .find("files") != std::string::npos);
+  CHECK(message_of([] { LabConfig::parse("[lab]\ntitle = \"x\"\n", "a.toml"); }).find("needs a name") !=
+        std::string::npos);
+  CHECK(message_of([] { LabConfig::parse("[lab]\nname = \"x\"\nexercises = [\"e\"]\n", "b.toml"); }).find("files") !=
+        std::string::npos);
   CHECK(message_of([] {
           LabConfig::parse("[lab]\nname = \"x\"\nfiles = [\"x.cu\"]\nexercises = [\"e\"]\n", "c.toml");
         }).find("no [exercises.e]") != std::string::npos);
   CHECK(message_of([] {
-          LabConfig::parse("[lab]\nname = \"x\"\nfiles = [\"x.cu\"]\nexercises = [\"e\"]\n[exercises.e]\npoints = { correctness = -1 }\n", "d.toml");
+          LabConfig::parse(
+              "[lab]\nname = \"x\"\nfiles = [\"x.cu\"]\nexercises = [\"e\"]\n[exercises.e]\npoints = { correctness = "
+              "-1 }\n",
+              "d.toml");
         }).find(">= 0") != std::string::npos);
   // An override is validated too: it cannot remove what the grader needs.
   auto c = LabConfig::parse(kLab, "lab.toml");
@@ -149,19 +154,23 @@ TEST_CASE("[hidden] shapes take the lab's form; visibilities are Gradescope's th
   std::string lab = kLab;
   lab.replace(lab.find("timeout_s = 100"), 15, "timeout_s = 100\nhidden_shape = [\"M\", \"N\", \"K\"]");
   auto shaped = LabConfig::parse(lab, "lab.toml");
-  shaped.apply_override("[hidden]\nshapes = [[999, 333, 77], [1, 2048, 3]]\nvisibility = \"hidden\"\n"
-                        "[gradescope]\nvisibility = \"after_published\"\n",
-                        "hidden.toml");
+  shaped.apply_override(
+      "[hidden]\nshapes = [[999, 333, 77], [1, 2048, 3]]\nvisibility = \"hidden\"\n"
+      "[gradescope]\nvisibility = \"after_published\"\n",
+      "hidden.toml");
   REQUIRE(shaped.hidden().shapes.size() == 2);
   CHECK(shaped.hidden().shapes[0] == std::vector<int>{999, 333, 77});
   CHECK(shaped.hidden().visibility == "hidden");
   CHECK(shaped.gradescope_visibility() == "after_published");
 
   auto fresh = LabConfig::parse(lab, "lab.toml");
-  CHECK(message_of([&] { fresh.apply_override("[hidden]\nshapes = [[999, 333]]\n", "h.toml"); })
-            .find("each shape is [M, N, K]") != std::string::npos);
-  CHECK(message_of([&] { fresh.apply_override("[hidden]\nshapes = [[0, 3, 3]]\n", "h.toml"); })
-            .find("whole numbers from 1") != std::string::npos);
-  CHECK(message_of([&] { fresh.apply_override("[hidden]\nshapes = [[2, 3, 3]]\nvisibility = \"secret\"\n", "h.toml"); })
-            .find("[hidden] visibility must be") != std::string::npos);
+  CHECK(message_of([&] {
+          fresh.apply_override("[hidden]\nshapes = [[999, 333]]\n", "h.toml");
+        }).find("each shape is [M, N, K]") != std::string::npos);
+  CHECK(message_of([&] {
+          fresh.apply_override("[hidden]\nshapes = [[0, 3, 3]]\n", "h.toml");
+        }).find("whole numbers from 1") != std::string::npos);
+  CHECK(message_of([&] {
+          fresh.apply_override("[hidden]\nshapes = [[2, 3, 3]]\nvisibility = \"secret\"\n", "h.toml");
+        }).find("[hidden] visibility must be") != std::string::npos);
 }

@@ -44,9 +44,8 @@ Board demo_board() {
   b.lab = "matmul-tiled";
   b.exercise = "tiled";
   b.generated_at = "2025-05-02T09:00:00Z";
-  b.rows = {row("alice", 1.00, 0.99, 1.01), row("Ref1", 1.50, 1.49, 1.51, true),
-            row("bob, jr", 2.00, 1.98, 2.03),  row(kHostile, 2.02, 2.00, 2.05),
-            row("carol", 4.00, 3.90, 4.10, false, "flagged")};
+  b.rows = {row("alice", 1.00, 0.99, 1.01), row("Ref1", 1.50, 1.49, 1.51, true), row("bob, jr", 2.00, 1.98, 2.03),
+            row(kHostile, 2.02, 2.00, 2.05), row("carol", 4.00, 3.90, 4.10, false, "flagged")};
   b.rows.back().timing.reason = "CV 3.1% after a re-run (target 1%)";
   BoardRow bad = row("dave", 0, 0, 0, false, "invalid");
   bad.timing.reason = "output cached from an earlier call";
@@ -134,7 +133,8 @@ TEST_CASE("to_markdown: a table with a stable header, tiers in bold, ids escaped
   const std::string md = to_markdown(demo_board());
   CHECK(contains(md, "# Leaderboard: matmul-tiled / tiled"));
   CHECK(contains(md, "| rank | entry | median (ms) | interval (ms) | CV | date | GPU | status |"));
-  CHECK(contains(md, "| 1 | alice | 1 | [0.99, 1.01] | 0.40% | 2025-05-01 14:03 | NVIDIA H100 80GB HBM3, 1980 MHz | valid |"));
+  CHECK(contains(
+      md, "| 1 | alice | 1 | [0.99, 1.01] | 0.40% | 2025-05-01 14:03 | NVIDIA H100 80GB HBM3, 1980 MHz | valid |"));
   CHECK(contains(md, "| ref | **Ref1** |"));
   CHECK(contains(md, "| 2= | bob, jr |"));
   CHECK(contains(md, "flagged: CV 3.1% after a re-run (target 1%)"));

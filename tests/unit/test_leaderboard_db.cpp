@@ -63,15 +63,16 @@ const BoardRow* find(const std::vector<BoardRow>& rows, const std::string& entry
 // Two runs: alice improves, bob gets worse, carol is invalid then valid, dave is never valid,
 // the tiers change between the runs.
 void two_runs(HistoryDb& db) {
-  db.add_run(run_info("2025-05-01T10:00:00Z", "NVIDIA H100 80GB HBM3", 1980),
-             {timing("alice", "valid", 3.0), timing("bob", "valid", 2.0), timing("carol", "invalid", 0, false, "wrong output"),
-              timing("dave", "invalid", 0, false, "did not compile"), timing("Ref1", "valid", 2.5, true),
-              timing("Ref2", "valid", 1.5, true)});
-  db.add_run(run_info("2025-05-08T10:00:00Z", "NVIDIA H200", 1755),
-             {timing("alice", "valid", 1.0), timing("bob", "flagged", 4.0, false, "CV 2.5% after a re-run"),
-              timing("carol", "flagged", 5.0, false, "CV 1.8% after a re-run"),
-              timing("dave", "invalid", 0, false, "work launched on another stream"),
-              timing("Ref1", "valid", 2.4, true)});
+  db.add_run(
+      run_info("2025-05-01T10:00:00Z", "NVIDIA H100 80GB HBM3", 1980),
+      {timing("alice", "valid", 3.0), timing("bob", "valid", 2.0), timing("carol", "invalid", 0, false, "wrong output"),
+       timing("dave", "invalid", 0, false, "did not compile"), timing("Ref1", "valid", 2.5, true),
+       timing("Ref2", "valid", 1.5, true)});
+  db.add_run(
+      run_info("2025-05-08T10:00:00Z", "NVIDIA H200", 1755),
+      {timing("alice", "valid", 1.0), timing("bob", "flagged", 4.0, false, "CV 2.5% after a re-run"),
+       timing("carol", "flagged", 5.0, false, "CV 1.8% after a re-run"),
+       timing("dave", "invalid", 0, false, "work launched on another stream"), timing("Ref1", "valid", 2.4, true)});
 }
 
 }  // namespace

@@ -201,8 +201,9 @@ TEST_CASE("an output cut at its cap says so, keeps the start and the end, and en
   // where it is, the last line survives, and the exit status is the program's own.
   const auto log = temp_path("cut.log");
   ProcessOptions o;
-  o.argv = {"sh", "-c", "echo first; yes flood-line-from-a-static-initializer | head -c 20000000 >&2; "
-                        "echo 'runner: the reason it stopped'; exit 3"};
+  o.argv = {"sh", "-c",
+            "echo first; yes flood-line-from-a-static-initializer | head -c 20000000 >&2; "
+            "echo 'runner: the reason it stopped'; exit 3"};
   o.output_file = log;
   o.limits.output_bytes = 4000;
   o.timeout_s = 60;

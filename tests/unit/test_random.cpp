@@ -65,5 +65,6 @@ TEST_CASE("an element drawn alone has the stream's bits (seeded.hpp, what the GP
     REQUIRE(v[i] == static_cast<float>(-2.5f + (0.75f - -2.5f) * floats.uniform()));  // the generator before seeded.hpp
   SplitMix64 ints(5);
   const auto w = random_small_ints(1000, 5, -4, 4);
-  for (std::size_t i = 0; i < w.size(); ++i) REQUIRE(w[i] == static_cast<float>(-4 + static_cast<int>(ints.next() % 9)));
+  for (std::size_t i = 0; i < w.size(); ++i)
+    REQUIRE(w[i] == static_cast<float>(-4 + static_cast<int>(ints.next() % 9)));
 }

@@ -8,7 +8,7 @@ TEST_CASE("release-exclude patterns: folders, globs, and files under an excluded
   CHECK(grader::excluded("solutions/matmul-tiled/matmul.cu", patterns));
   CHECK(grader::excluded("docs/measurements/kmeans-privatization-experiment.cu", patterns));
   CHECK_FALSE(grader::excluded("docs/measurements/kmeans-bench.txt", patterns));
-  CHECK_FALSE(grader::excluded("docs/measurements/sub/x.cu", patterns));  // * does not cross /
+  CHECK_FALSE(grader::excluded("docs/measurements/sub/x.cu", patterns));            // * does not cross /
   CHECK(grader::excluded("tests/attacks/fixtures/forge-results.cu.in", patterns));  // a folder named without /
   CHECK(grader::excluded("grader/labs/granularity/tiled_reference.cu", patterns));
   CHECK_FALSE(grader::excluded("grader/labs/granularity/tiled_reference.hpp", patterns));

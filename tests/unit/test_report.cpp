@@ -32,10 +32,14 @@ CaseResult make(const std::string& ex, const std::string& kind, const std::strin
 }
 
 std::vector<CaseResult> all_passing() {
-  return {make("naive", "correctness", "a", Outcome::Passed), make("naive", "correctness", "b", Outcome::Passed),
-          make("naive", "performance", "1024", Outcome::Passed, {{"median_ms", 0.4}, {"speedup", 900.0}, {"min_speedup", 300.0}}),
-          make("tiled", "correctness", "a", Outcome::Passed), make("tiled", "static", "shared", Outcome::Passed),
-          make("tiled", "performance", "t16", Outcome::Passed), make("tiled", "performance", "t32", Outcome::Passed)};
+  return {make("naive", "correctness", "a", Outcome::Passed),
+          make("naive", "correctness", "b", Outcome::Passed),
+          make("naive", "performance", "1024", Outcome::Passed,
+               {{"median_ms", 0.4}, {"speedup", 900.0}, {"min_speedup", 300.0}}),
+          make("tiled", "correctness", "a", Outcome::Passed),
+          make("tiled", "static", "shared", Outcome::Passed),
+          make("tiled", "performance", "t16", Outcome::Passed),
+          make("tiled", "performance", "t32", Outcome::Passed)};
 }
 }  // namespace
 
@@ -51,7 +55,7 @@ TEST_CASE("all cases passed: full points, exit status 0", "[report]") {
 TEST_CASE("each kind's points are shared by its cases: partial credit", "[report]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
   auto results = all_passing();
-  results[6].outcome = Outcome::TooSlow;    // tiled performance: 1 of 2 -> 10 of 20
+  results[6].outcome = Outcome::TooSlow;  // tiled performance: 1 of 2 -> 10 of 20
   const auto r = build_report(config, results, {}, 7, "GPU");
   CHECK_FALSE(r.passed());
   CHECK(exit_status(r) == 1);
@@ -150,7 +154,9 @@ TEST_CASE("the text report shows failures with their detail, times, points and t
 
 TEST_CASE("a build failure shows the compiler's words, not a table of cases", "[report]") {
   const auto config = LabConfig::parse(kLab, "lab.toml");
-  const auto text = render_text(build_report(config, {}, {RunState::BuildFailed, "    labs/demo/demo.cu(12): error: expected a \";\""}, 1, ""), false);
+  const auto text = render_text(
+      build_report(config, {}, {RunState::BuildFailed, "    labs/demo/demo.cu(12): error: expected a \";\""}, 1, ""),
+      false);
   CHECK(text.find("does not compile") != std::string::npos);
   CHECK(text.find("demo.cu(12): error") != std::string::npos);
   CHECK(text.find("not run") == std::string::npos);
@@ -201,10 +207,9 @@ TEST_CASE("an exercise whose timed cases are not graded says so once, not again 
   const auto config = LabConfig::parse(kLab, "lab.toml");
   // tiled's correctness failed, so its two planned timed cases were never run: one line says
   // why, and no "planned case 2 of 2 ... did not get this far (completed)" contradicts it.
-  std::vector<CaseResult> results = {make("naive", "correctness", "a", Outcome::Passed),
-                                     make("naive", "performance", "1024", Outcome::Passed),
-                                     make("tiled", "correctness", "a", Outcome::Incorrect),
-                                     make("tiled", "static", "shared", Outcome::Passed)};
+  std::vector<CaseResult> results = {
+      make("naive", "correctness", "a", Outcome::Passed), make("naive", "performance", "1024", Outcome::Passed),
+      make("tiled", "correctness", "a", Outcome::Incorrect), make("tiled", "static", "shared", Outcome::Passed)};
   const std::vector<Plan> plans = {{"tiled", "correctness", 1}, {"tiled", "performance", 2}};
   const auto r = build_report(config, results, {}, 1, "GPU", plans);
   const auto& perf = r.exercises[1].kinds[2];

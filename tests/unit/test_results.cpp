@@ -66,8 +66,8 @@ TEST_CASE("a torn last line (the test program died mid-write) is skipped, the re
 }
 
 TEST_CASE("outcome names are stable (reports and gradebooks show them)", "[results]") {
-  for (Outcome o : {Outcome::Passed, Outcome::Incorrect, Outcome::TooSlow, Outcome::Error, Outcome::Crashed,
-                    Outcome::NotRun})
+  for (Outcome o :
+       {Outcome::Passed, Outcome::Incorrect, Outcome::TooSlow, Outcome::Error, Outcome::Crashed, Outcome::NotRun})
     CHECK(outcome_from_string(to_string(o)) == o);
   CHECK(to_string(Outcome::TooSlow) == "too slow");
   CHECK_THROWS_AS(outcome_from_string("excellent"), std::invalid_argument);

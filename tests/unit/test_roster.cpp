@@ -28,12 +28,12 @@ std::string error_of(const fs::path& file) {
 }  // namespace
 
 TEST_CASE("a roster: ids, quoted names with commas, LMS ids, extra columns, BOM and CRLF", "[roster]") {
-  const auto roster = grader::read_roster(write(
-      "class.csv", "\xEF\xBB\xBFid,name,section,lms_id\r\n"
-                   "alice,\"Liddell, Alice\",A,\r\n"
-                   "hank.smith, Hank Smith ,B,12345\r\n"
-                   "\r\n"
-                   "carol@uni.edu,Carol,A,67890\r\n"));
+  const auto roster = grader::read_roster(write("class.csv",
+                                                "\xEF\xBB\xBFid,name,section,lms_id\r\n"
+                                                "alice,\"Liddell, Alice\",A,\r\n"
+                                                "hank.smith, Hank Smith ,B,12345\r\n"
+                                                "\r\n"
+                                                "carol@uni.edu,Carol,A,67890\r\n"));
   REQUIRE(roster.students.size() == 3);
   CHECK(roster.students[0].name == "Liddell, Alice");
   CHECK(roster.students[1].name == "Hank Smith");  // trimmed
@@ -48,8 +48,8 @@ TEST_CASE("a roster: ids, quoted names with commas, LMS ids, extra columns, BOM 
 
 TEST_CASE("a roster that cannot be used is refused, naming the file and line", "[roster]") {
   CHECK(error_of(write("noid.csv", "name,lms_id\nAlice,1\n")).find("no `id` column") != std::string::npos);
-  CHECK(error_of(write("twice.csv", "id\nalice\nbob\nalice\n")).find("twice.csv:4: the id alice is on the roster twice") !=
-        std::string::npos);
+  CHECK(error_of(write("twice.csv", "id\nalice\nbob\nalice\n"))
+            .find("twice.csv:4: the id alice is on the roster twice") != std::string::npos);
   CHECK(error_of(write("lms.csv", "id,lms_id\nalice,1\nbob,1\n")).find("the lms_id 1 is on the roster twice") !=
         std::string::npos);
   CHECK(error_of(write("space.csv", "id\nhank smith\n")).find("'hank smith' is not a usable student id") !=

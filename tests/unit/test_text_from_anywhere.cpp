@@ -175,7 +175,13 @@ TEST_CASE("names written decomposed, or in scripts without a Latin form, find th
   const std::string jamo =
       "\xE1\x84\x80\xE1\x85\xB5\xE1\x86\xB7\xE1\x84\x86\xE1\x85\xB5\xE1\x86\xAB\xE1\x84\x8C\xE1\x85\xAE\xE1\x86\xAB";
   CHECK(r.id_by_name(jamo) == std::optional<std::string>("kmj"));
-  CHECK_FALSE(r.id_by_name("\xE6\x9D\x8E\xE9\x9B\xB7"));  // 李雷: on no row
+  CHECK(r.id_by_name("\xEA\xB9\x80 \xEB\xAF\xBC\xEC\xA4\x80") == std::optional<std::string>("kmj"));  // 김 민준
+  // Two rows differing only in accents: the one written exactly as the entry is.
+  const Roster two = read_roster(write("r6.csv", "id,name\njp1,Jos\xC3\xA9 P\xC3\xA9rez\njp2,Jose Perez\n"));
+  CHECK(two.id_by_name("Jose Perez") == std::optional<std::string>("jp2"));
+  CHECK(two.id_by_name("Jos\xC3\xA9 P\xC3\xA9rez") == std::optional<std::string>("jp1"));
+  CHECK_FALSE(two.id_by_name("P\xC3\xA9rez, Jos\xC3\xA9"));  // neither written so: not guessed
+  CHECK_FALSE(r.id_by_name("\xE6\x9D\x8E\xE9\x9B\xB7"));     // 李雷: on no row
   CHECK(name_key("\xE7\x8E\x8B\xE5\xB0\x8F\xE6\x98\x8E") != name_key("\xE6\x9D\x8E\xE9\x9B\xB7"));
 }
 

@@ -8,11 +8,11 @@ using remote::mentions_vendor_math_library;
 using remote::vendor_libraries_mapped;
 
 TEST_CASE("vendor libraries: the math libraries by name, the runtime and driver not", "[vendor]") {
-  for (const char* name : {"libcublas.so", "libcublas.so.13", "libcublasLt.so.13.0.0.19", "libcudnn.so.9",
-                           "libcudnn_engines_precompiled.so.9", "libcufft.so.12", "libcufftw.so", "libcusparse.so.12",
-                           "libcusparseLt.so.0", "libcusolver.so.12", "libcusolverMg.so", "libcurand.so.10",
-                           "libnppc.so.13", "libnppial.so", "libnvjpeg.so.13", "libcutlass.so", "libcutensor.so.2",
-                           "libnvblas.so.13", "libtorch_cuda.so"})
+  for (const char* name :
+       {"libcublas.so", "libcublas.so.13", "libcublasLt.so.13.0.0.19", "libcudnn.so.9",
+        "libcudnn_engines_precompiled.so.9", "libcufft.so.12", "libcufftw.so", "libcusparse.so.12",
+        "libcusparseLt.so.0", "libcusolver.so.12", "libcusolverMg.so", "libcurand.so.10", "libnppc.so.13",
+        "libnppial.so", "libnvjpeg.so.13", "libcutlass.so", "libcutensor.so.2", "libnvblas.so.13", "libtorch_cuda.so"})
     CHECK(is_vendor_math_library(name));
   for (const char* name : {"libcudart.so.13", "libcuda.so.1", "libnvidia-ptxjitcompiler.so.1", "libnvrtc.so.13",
                            "libnvJitLink.so.13", "libcupti.so", "libstdc++.so.6", "libcublas_static.a", "cublas.so",
@@ -43,8 +43,9 @@ TEST_CASE("vendor libraries: found in a memory map, each once", "[vendor]") {
 
 TEST_CASE("vendor libraries: named in a loader's error", "[vendor]") {
   CHECK(mentions_vendor_math_library("libcublas.so.13: cannot open shared object file: No such file or directory"));
-  CHECK(mentions_vendor_math_library("/usr/local/cuda/lib64/libcublasLt.so: cannot open shared object file: "
-                                     "Permission denied"));
+  CHECK(
+      mentions_vendor_math_library("/usr/local/cuda/lib64/libcublasLt.so: cannot open shared object file: "
+                                   "Permission denied"));
   CHECK_FALSE(mentions_vendor_math_library("libcuda.so.1: cannot open shared object file"));
   CHECK_FALSE(mentions_vendor_math_library(""));
 }

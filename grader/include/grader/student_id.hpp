@@ -20,7 +20,8 @@ std::string decode_file_name(std::string_view bytes);
 
 // A name as compared with a roster's: its words folded as above, lower case, in sorted order, so
 // "Núñez, José", "José Núñez" (also decomposed, as a Mac writes it) and "jose_nunez" compare
-// equal. A name with nothing to fold (王小明, 김민준) keys by its own words, Korean jamo composed.
+// equal. A name with nothing to fold (王小明, 김민준) keys by its own characters, sorted, Korean
+// jamo composed, spaces dropped (李娜 is 李 娜).
 std::string name_key(std::string_view name);
 
 }  // namespace grader

@@ -1562,6 +1562,13 @@ std::optional<std::string> roster_id(const Roster& roster, const Submission& s) 
   return roster.id_by_name(s.name);
 }
 
+// What a submission's id is of the roster student it names: "the e-mail", "the LMS id" or "the name".
+const char* roster_word(const Roster& roster, const std::string& given) {
+  for (const auto& e : roster.students)
+    if (!e.email.empty() && e.email == given && e.id != given) return "the e-mail";
+  return roster.id_of(given) ? "the LMS id" : "the name";
+}
+
 // When an entry came: --times by the entry's LMS id or name, else the LMS's own time.
 course::EntryTime entry_time(const std::map<std::string, std::int64_t>& times) {
   return [&times](const Submission& s) -> std::optional<std::int64_t> {
@@ -1596,9 +1603,8 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
       }
     if (id && *id != s.student) {
       if (say)
-        std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is "
-                  << (roster->id_of(s.student) ? "the LMS id" : "the name") << " of " << *id << ": graded as " << *id
-                  << '\n';
+        std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is " << roster_word(*roster, s.student)
+                  << " of " << *id << ": graded as " << *id << '\n';
       if (s.derived_id)  // the note said the id made from the name; the roster's is the one graded
         for (auto& note : s.notes)
           if (note.rfind("'" + s.name + "' is not a usable id", 0) == 0)

@@ -62,8 +62,15 @@ std::vector<Submission> one_entry_per_student(std::vector<Submission> all, const
   std::map<std::string, std::vector<Submission>> by_student;
   for (auto& s : all) by_student[s.student].push_back(std::move(s));
   std::vector<Submission> out;
-  for (auto& [id, entries] : by_student)
-    out.push_back(entries.size() == 1 ? std::move(entries.front()) : newest_entry(std::move(entries), time_of));
+  for (auto& [id, entries] : by_student) {
+    // One entry met twice (a Gradescope group listing a member by :sid: and by :email:, or in
+    // two cases of one id) is one entry, not two to choose between.
+    std::vector<Submission> distinct;
+    for (auto& e : entries)
+      if (std::none_of(distinct.begin(), distinct.end(), [&](const Submission& d) { return d.path == e.path; }))
+        distinct.push_back(std::move(e));
+    out.push_back(distinct.size() == 1 ? std::move(distinct.front()) : newest_entry(std::move(distinct), time_of));
+  }
   return out;
 }
 

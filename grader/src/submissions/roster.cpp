@@ -61,6 +61,27 @@ std::vector<std::string> Roster::ids_by_name(const std::string& name) const {
   if (key.empty()) return ids;
   for (const auto& s : students)
     if (!s.name.empty() && name_key(s.name) == key) ids.push_back(s.id);
+  // Two rows whose names differ only in accents (José Pérez, Jose Perez): the one whose accents
+  // are the entry's. (Two rows of one name in two orders stay two: nothing tells them apart.)
+  if (ids.size() > 1) {
+    const auto accented = [](const std::string& text) {  // the words as written, in any order
+      std::string t = text;
+      for (char& c : t)
+        if (c == ',' || c == '_' || c == '.' || c == '-') c = ' ';
+      std::istringstream in(t);
+      std::vector<std::string> words;
+      for (std::string w; in >> w;) words.push_back(w);
+      std::sort(words.begin(), words.end());
+      std::string key;
+      for (const auto& w : words) key += w + ' ';
+      return key;
+    };
+    std::vector<std::string> same;
+    for (const auto& s : students)
+      if (std::find(ids.begin(), ids.end(), s.id) != ids.end() && accented(s.name) == accented(name))
+        same.push_back(s.id);
+    if (same.size() == 1) return same;
+  }
   return ids;
 }
 

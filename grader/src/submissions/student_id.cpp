@@ -142,24 +142,6 @@ std::size_t letters(const std::string& utf8) {
   return n;
 }
 
-void append_utf8(std::string& out, std::uint32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
 // The words of a name in a script with no fold to ASCII (Chinese, Japanese, Korean, Arabic ...):
 // split at spaces and punctuation, combining marks dropped, Korean jamo composed into syllables
 // (a Mac writes 김 as three jamo), so that a folder and a roster row of one name compare equal.
@@ -224,7 +206,17 @@ std::string name_key(std::string_view name) {
     words.push_back(w);
   }
   // A name in a script with no fold to ASCII: its own words (compared as written, in any order).
-  if (words.empty()) words = unfolded_words(name);
+  // Its characters, in sorted order: Chinese and Korean names are written with the space between
+  // family and given name and without it, in either order (김민준, 김 민준; 李娜, 李 娜).
+  if (words.empty()) {
+    std::vector<std::uint32_t> chars;
+    for (const auto& w : unfolded_words(name))
+      for (const std::uint32_t c : code_points(w)) chars.push_back(c);
+    std::sort(chars.begin(), chars.end());
+    std::string key;
+    for (const std::uint32_t c : chars) append_utf8(key, c);
+    return key;
+  }
   std::sort(words.begin(), words.end());
   std::string key;
   for (const auto& w : words) key += (key.empty() ? "" : " ") + w;
