@@ -125,8 +125,9 @@ TEST_CASE("the untimed phase's spec lists no hidden and no timed test of a real 
   CHECK(untimed.find("[correctness]") != std::string::npos);
   CHECK(untimed.find("[performance]") == std::string::npos);
   CHECK(untimed.find("[.]") == std::string::npos);
-  // The spec that ran them before: the hidden tests (the leaderboard's timing) were in.
-  CHECK(list("~[performance]").find("[.]") != std::string::npos);
+  // The spec that ran them before: Catch2 v2 ran the hidden tests (the leaderboard's timing) for
+  // it; v3 does not (hidden tests there need a filter that names them).
+  CHECK((list("~[performance]").find("[.]") != std::string::npos) == (WORKBOOK_CATCH2_MAJOR < 3));
   // Its test program may wait asleep; a spec with timed cases may not.
   CHECK(untimed_spec(kUntimedCases));
   CHECK(untimed_spec(filter_excluding(kUntimedCases, {"naive"})));

@@ -74,8 +74,9 @@ std::vector<std::string> exercises_to_time(const LabConfig& config, const std::v
 std::string timed_filter(const std::vector<std::string>& exercises);
 
 // The untimed cases of every exercise (correctness, static), as a Catch2 test spec. "~[.]" keeps
-// out the hidden tests (the leaderboard's timing, the baselines for calibrate), which a spec of
-// exclusions alone would run: 7 s of a coalescing starter's 8 s check were those, on the H100.
+// out the hidden tests (the leaderboard's timing, the baselines for calibrate), which Catch2 v2
+// runs for a spec of exclusions alone (v3 does not): 7 s of a coalescing starter's 8 s check
+// were those, on the H100 with v2.
 inline constexpr const char* kUntimedCases = "~[performance]~[.]";
 // Whether a spec is the untimed phase's (kUntimedCases, perhaps with exercises left out after a
 // crash): its test program may wait for the GPU asleep (TestProgramEnv::untimed).
