@@ -414,8 +414,7 @@ std::optional<StudentResult> Batch::earlier_result(const std::string& id) {
 void Batch::warn_unmatched_times() const {
   if (!o_.times || times_.empty()) return;
   std::set<std::string> known = submitted_;
-  for (const auto& [id, entry] : entry_name_) known.insert(entry);
-  known.insert(entry_keys_.begin(), entry_keys_.end());  // the keys that told two entries apart too
+  known.insert(entry_keys_.begin(), entry_keys_.end());  // every entry's, the ignored ones' too
   if (roster_)
     for (const auto& e : roster_->students) {
       known.insert(e.id);

@@ -131,7 +131,6 @@ std::vector<Submission> discover_gradescope(const fs::path& folder, std::vector<
       skip(key + ": no submitters in submission_metadata.yml: not graded");
       continue;
     }
-    std::set<std::string> members;  // a submitter listed twice in one submission is one member
     for (const auto& who : submitters) {
       if (!who.IsMap()) throw std::invalid_argument(where + ": :submitters: holds something other than a submitter");
       Submission s;
@@ -145,7 +144,6 @@ std::vector<Submission> discover_gradescope(const fs::path& folder, std::vector<
         skip(key + ": a submitter with neither :sid:, :email: nor :name:: not graded");
         continue;
       }
-      if (!members.insert(s.student).second) continue;
       take_contents(s);
       all.push_back(std::move(s));
     }
