@@ -109,7 +109,7 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const 
     timing.samples.push_back(ms);
     if (after) after();
 
-    if (options.decided && run + 1 >= options.min_runs / 2 + 1 && options.decided(timing.samples)) break;
+    if (options.decided && options.decided(timing.samples)) break;
     if (run + 1 >= options.min_runs) {
       const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
       // The robust CV: in a class batch, builds keep every core busy and now and then a call's
@@ -141,10 +141,13 @@ Timing time_gpu(cudaStream_t stream, const std::function<void()>& launch, const 
   return timing;
 }
 
-std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms, double margin) {
+std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms, int min_runs, double margin,
+                                                                 double clear) {
   return [=](const std::vector<double>& samples) {
     if (samples.empty() || !(limit_ms > 0)) return false;
     const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+    if (*hi <= limit_ms * clear) return true;
+    if (static_cast<int>(samples.size()) < min_runs / 2 + 1) return false;
     return *hi < limit_ms * (1 - margin) || *lo > limit_ms * (1 + margin);
   };
 }

@@ -76,13 +76,21 @@ TEST_CASE("robust_cv: one stray call does not move it, a spread of calls does", 
 }
 
 // A timing stops early only when the calls so far decide the verdict of the median of min_runs:
-// all of them clearly on one side of the limit (timer.hpp).
-TEST_CASE("decided_by_limit: every call on one side of the limit, past the margin", "[stats][timer]") {
-  const auto decided = workbook::decided_by_limit(100.0, 0.05);
+// a majority of them clearly on one side of the limit, or every one far under it (timer.hpp).
+TEST_CASE("decided_by_limit: a majority on one side past the margin, or all far under", "[stats][timer]") {
+  const auto decided = workbook::decided_by_limit(100.0, 5, 0.05, 0.5);
   CHECK(decided({80, 90, 94}));         // all under 95: passes whatever two more calls take
   CHECK(decided({106, 120, 300}));      // all over 105: too slow whatever two more calls take
   CHECK_FALSE(decided({80, 90, 96}));   // one within the margin: time the rest
   CHECK_FALSE(decided({80, 120, 90}));  // on both sides
+  CHECK_FALSE(decided({80, 90}));       // under, but not yet a majority of 5
+  CHECK(decided({50}));                 // half the limit: three later calls would need to be 2x slower
+  CHECK(decided({30, 45}));
+  CHECK_FALSE(decided({51}));
+  CHECK_FALSE(decided({30, 60}));       // the clear pass needs every call at half the limit
+  CHECK_FALSE(decided({400}));          // far over, once: a slow first call is never failed early
+  CHECK_FALSE(decided({400, 400}));
   CHECK_FALSE(decided({}));
-  CHECK_FALSE(workbook::decided_by_limit(0.0)({1, 1, 1}));  // no limit known: never decided
+  CHECK_FALSE(workbook::decided_by_limit(0.0, 5)({1, 1, 1}));  // no limit known: never decided
+  CHECK(workbook::decided_by_limit(100.0, 1)({90}));           // min_runs 1: one call is the median
 }

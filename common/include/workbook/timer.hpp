@@ -6,8 +6,8 @@
 //   - at least `min_runs` timed calls, more until the coefficient of variation drops under
 //     `target_cv` (robust: the interquartile range, stats.hpp) or the time budget is spent; the
 //     median is the result. Where the caller knows the limit the median is judged against
-//     (`decided`), it stops as soon as min_runs / 2 + 1 calls all fell on one side of it: the
-//     median of min_runs calls would be on that side too, so the verdict is the same.
+//     (`decided`), it stops as soon as the calls so far decide the verdict of the median of
+//     min_runs calls (decided_by_limit below).
 //
 // `before` runs ahead of each call outside the timed window (poison the output, fresh inputs);
 // `after` runs after each call outside the window (check the output). Both may be no-ops.
@@ -35,15 +35,21 @@ struct TimingOptions {
   double target_cv = 0.01;
   double budget_s = 3.0;  // stop adding runs past this much wall time (after min_runs)
   bool flush_l2 = true;
-  // Whether the calls so far already decide the verdict (decided_by_limit); asked from
-  // min_runs / 2 + 1 calls on. Empty: never.
+  // Whether the calls so far already decide the verdict (decided_by_limit); asked after
+  // every timed call. Empty: never.
   std::function<bool(const std::vector<double>& samples_ms)> decided;
 };
 
-// A `decided` for the verdict "median at most limit_ms": every call so far more than `margin`
-// (a fraction) under the limit, or every one more than `margin` over it. The margin covers the
-// calls past min_runs that the CV target could have added.
-std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms, double margin = 0.05);
+// A `decided` for the verdict "the median of min_runs calls at most limit_ms":
+//   - min_runs / 2 + 1 calls, every one more than `margin` (a fraction) under the limit or every
+//     one more than `margin` over it: the median would be on that side too (the margin covers
+//     the calls past min_runs that the CV target could have added);
+//   - or, for a pass only, every call so far (one is enough) at most `clear` of the limit: to
+//     move the median over it, min_runs / 2 + 1 later calls would each have to be 1 / clear
+//     times slower than every call before. A slow first call (modules loading, first touch) is
+//     never failed early: a fail needs the majority.
+std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms, int min_runs, double margin = 0.05,
+                                                                 double clear = 0.5);
 
 struct Timing {
   Summary ms;                   // median, min, cv ... in milliseconds

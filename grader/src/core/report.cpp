@@ -233,7 +233,11 @@ std::string timing_line(const nlohmann::json& m) {
   std::string line;
   if (m.contains("median_ms")) {
     line += fmt::format("{:>9.3f} ms", m["median_ms"].get<double>());
-    if (m.contains("min_ms") && m.contains("cv"))
+    // Under four calls (a verdict decided early) there is no interquartile range: say how many.
+    if (m.contains("min_ms") && m.value("runs", 4) < 4)
+      line += fmt::format(" (min {:.3f}, {} call{})", m["min_ms"].get<double>(), m["runs"].get<int>(),
+                          m["runs"].get<int>() == 1 ? "" : "s");
+    else if (m.contains("min_ms") && m.contains("cv"))
       line += fmt::format(" (min {:.3f}, cv {:.1f}%)", m["min_ms"].get<double>(), 100 * m["cv"].get<double>());
   }
   if (m.contains("gflops")) line += fmt::format("  {:>7.0f} GFLOP/s", m["gflops"].get<double>());
