@@ -61,13 +61,16 @@ public:
   void started(int root_pid, const std::string& student, int gpu);
   void ended(int root_pid);
   // The submission (not `victim`) whose processes held the most memory on `gpu` between `from`
-  // and `to`, with its peak in MiB; nullopt when the watch saw none. `min_mib`: less is no hog.
+  // and `to`, with its peak in MiB; nullopt when the watch saw none. `min_mib`: less is no hog
+  // (kHogMiB: an honest test program holds its CUDA context and at most about 2 GiB of buffers,
+  // coalescing's 8192 x 8192 pair the largest; a context alone is about 0.5 GiB on an H100).
   struct Holder {
     std::string student;
     double peak_mib = 0;
   };
+  static constexpr double kHogMiB = 4096;
   std::optional<Holder> largest_beside(const std::string& victim, int gpu, std::chrono::steady_clock::time_point from,
-                                       std::chrono::steady_clock::time_point to, double min_mib = 1024) const;
+                                       std::chrono::steady_clock::time_point to, double min_mib = kHogMiB) const;
   // One sample now (the thread calls it; tests call it directly).
   void sample();
 
