@@ -314,15 +314,62 @@ case_canvas_tie_and_names() {  # one Canvas file id twice: named, not guessed; a
     > "$work/$case/roster.csv"
   batch 0 --roster "$work/$case/roster.csv"
   says "$log" "is the name of 2 students (mgarcia1, mgarcia2): graded as Maria_Garcia"
+  says "$out/results.json" "graded as Maria_Garcia, has this name: if it is theirs, rename it to mgarcia2"
   batch 0 --roster "$work/$case/roster.csv" --regrade 201  # the LMS id the run names: sg's
   never "$log" "no such submission"
+}
+
+case_mac_keys_and_moodle_files() {  # --times typed composed for names a Mac wrote decomposed; a Moodle file
+  mkdir -p "$in"
+  taken "$in/"$'Jose\xcc\x81 Nu\xcc\x81n\xcc\x83ez_5601_assignsubmission_file_'"/matmul.cu" "jose, decomposed, newer"
+  taken "$in/Jose Nunez_5601_assignsubmission_file_/matmul.cu" "jose, plain, older"
+  taken "$in/Ana Lopez2_5001_assignsubmission_file_/matmul.cu" "ana folder, older"
+  taken "$in/"$'Ana Lo\xcc\x81pez_5001_assignsubmission_file_matmul.cu' "ana file, newer"
+  deadline 2026-12-01T00:00:00Z
+  printf 'id,submitted_at\n%s,2026-12-03T10:00:00Z\n%s,2026-12-01T10:00:00Z\n%s,2026-12-01T10:00:00Z\n%s,2026-12-04T10:00:00Z\n' \
+    $'Jos\xc3\xa9 N\xc3\xba\xc3\xb1ez_5601_assignsubmission_file_' 'Jose Nunez_5601_assignsubmission_file_' \
+    'Ana Lopez2_5001_assignsubmission_file_' $'Ana L\xc3\xb3pez_5001_assignsubmission_file_matmul.cu' > "$work/$case/times.csv"
+  batch 0 --from moodle --config "$work/$case/course.toml" --times "$work/$case/times.csv"
+  rows "$late_header" "$(row 5001 'build failed' ',2026-12-04T10:00:00Z,82.00,0,0')" \
+    "$(row 5601 'build failed' ',2026-12-03T10:00:00Z,58.00,0,0')"
+  says "$out/feedback/5601.md" "taken: jose, decomposed, newer"
+  says "$out/feedback/5001.md" "taken: ana file, newer"
+  never "$log" "match no submission"
+  never "$log" "<file>"
+}
+
+case_marks_ids_and_links() {  # Arabic vowel and bidi marks; 23-digit Canvas ids; --regrade by name; -o a dead link
+  mkdir -p "$in"
+  taken "$in/"$'\xd9\x85\xd9\x8f\xd8\xad\xd9\x8e\xd9\x85\xd9\x8e\xd9\x91\xd8\xaf \xd8\xad\xd8\xb3\xd9\x86'"/matmul.cu" "mohamed, harakat"
+  taken "$in/"$'\xe2\x80\x8f\xd8\xb3\xd8\xa7\xd8\xb1\xd8\xa9 \xd8\xa3\xd8\xad\xd9\x85\xd8\xaf'"/matmul.cu" "sara, RLM"
+  taken "$in/"$'Jos\xc3\xa9 N\xc3\xba\xc3\xb1ez'"/matmul.cu" "jose"
+  printf 'id,name\nmhasan,\xd9\x85\xd8\xad\xd9\x85\xd8\xaf \xd8\xad\xd8\xb3\xd9\x86\nsahmed,\xd8\xb3\xd8\xa7\xd8\xb1\xd8\xa9 \xd8\xa3\xd8\xad\xd9\x85\xd8\xaf\njnunez,"N\xc3\xba\xc3\xb1ez, Jos\xc3\xa9"\n' \
+    > "$work/$case/roster.csv"
+  batch 0 --roster "$work/$case/roster.csv"
+  rows "$header" "$(row jnunez 'build failed')" "$(row mhasan 'build failed')" "$(row sahmed 'build failed')"
+  says "$out/feedback/mhasan.md" "taken: mohamed, harakat"
+  says "$out/feedback/sahmed.md" "taken: sara, RLM"
+  batch 0 --roster "$work/$case/roster.csv" --regrade $'Jos\xc3\xa9 N\xc3\xba\xc3\xb1ez'  # the entry's own name
+  never "$log" "no such submission"
+  says "$log" "graded 1 submission"
+  rm -rf "$in" "$out" && mkdir -p "$in"
+  taken "$in/a_201_99999999999999999999998_matmul.cu" "older"
+  taken "$in/a_201_99999999999999999999999_matmul.cu" "newer"
+  ln -s /etc/hostname "$in/a_201_100000000000000000000000_matmul.cu"  # the newest upload, a link
+  batch 0 --from canvas
+  says "$out/feedback/201.md" "taken: newer"
+  says "$out/feedback/201.md" "not graded: a_201_100000000000000000000000_matmul.cu, a link"
+  says "$log" "Canvas file 99999999999999999999999"
+  ln -s "$work/$case/nowhere" "$work/$case/dead"
+  out=$work/$case/dead/sub batch 64 --from canvas
+  says "$log" "is a link to $work/$case/nowhere, which does not exist"
 }
 
 cases=(latin1_source windows_zip utf8_zip roster_windows_1252 canvas_screenshot canvas_merged_downloads
        duplicate_by_lms_id gradescope_two_submissions gradescope_ids_and_paths gradescope_bad_metadata
        accented_folders moodle_latin1_names build_only_exports_no_grades interrupted_regrade
        one_batch_per_folder times_and_deadlines duplicate_late_by_entry_times mac_and_cjk_names
-       canvas_tie_and_names)
+       canvas_tie_and_names mac_keys_and_moodle_files marks_ids_and_links)
 for case in "${cases[@]}"; do
   [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $case "* ]] || continue
   rm -rf "${work:?}/$case"

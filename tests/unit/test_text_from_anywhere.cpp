@@ -195,6 +195,33 @@ TEST_CASE("names written decomposed, or in scripts without a Latin form, find th
   CHECK(name_key("\xE7\x8E\x8B\xE5\xB0\x8F\xE6\x98\x8E") != name_key("\xE6\x9D\x8E\xE9\x9B\xB7"));
 }
 
+// The walk of issue 34 typed --times keys composed for entries a Mac named decomposed: the keys
+// matched nothing, and the late work went unpenalised.
+TEST_CASE("nfc composes a Mac's decomposed letters and keeps every accent", "[utf8][lateness]") {
+  CHECK(nfc("Jose\xCC\x81 Nu\xCC\x81n\xCC\x83"
+            "ez") ==
+        "Jos\xC3\xA9 N\xC3\xBA\xC3\xB1"
+        "ez");                                                           // José Núñez
+  CHECK(nfc("Nguye\xCC\x82\xCC\x83n") == "Nguy\xE1\xBB\x85n");           // Nguyễn: ê, then ễ
+  CHECK(nfc("\xCE\xB1\xCC\x81") == "\xCE\xAC");                          // ά
+  CHECK(nfc("\xE1\x84\x80\xE1\x85\xB5\xE1\x86\xB7") == "\xEA\xB9\x80");  // 김 from its jamo
+  CHECK(nfc("Jose Nunez") == "Jose Nunez");                              // nothing to compose
+  CHECK(nfc("Jos\xC3\xA9") != nfc("Jose"));                              // accents kept
+  CHECK(nfc("\xCC\x81x") == "\xCC\x81x");                                // a mark with no letter
+  const auto times = course::read_times(write("t3.csv", "id,submitted_at\nJos\xC3\xA9,2026-12-01T00:00:00Z\n"));
+  CHECK(times.count(course::times_key("Jose\xCC\x81")) == 1);
+  CHECK(times.count(course::times_key("Jose")) == 0);
+}
+
+// Arabic vowel marks and the right-to-left mark are not part of a name's key (repro of walk34b).
+TEST_CASE("Arabic vowel marks and invisible bidi marks do not change a name", "[utf8][roster]") {
+  const std::string plain = "\xD9\x85\xD8\xAD\xD9\x85\xD8\xAF";                                     // محمد
+  const std::string vowelled = "\xD9\x85\xD9\x8F\xD8\xAD\xD9\x8E\xD9\x85\xD9\x8E\xD9\x91\xD8\xAF";  // مُحَمَّد
+  CHECK(name_key(vowelled) == name_key(plain));
+  CHECK(name_key("\xE2\x80\x8F" + plain) == name_key(plain));  // U+200F first
+  CHECK(name_key(plain) != name_key("\xD8\xB3\xD8\xA7\xD8\xB1\xD8\xA9"));
+}
+
 TEST_CASE("a deadline's file is named: the last one laid that has [deadline]", "[lateness]") {
   const fs::path lab = write("lab.toml", "[lab]\nname = 'x'\n");
   const fs::path course = write("course.toml", "[deadline]\ndue = 2026-12-01T23:59:00\n");

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace grader {
 
@@ -28,5 +29,14 @@ std::string cp437_to_utf8(std::string_view text);
 
 // One code point as UTF-8 (U+FFFD for one that is not a scalar value).
 void append_utf8(std::string& out, std::uint32_t code_point);
+
+// The code points of valid UTF-8 (what to_valid_utf8 gives).
+std::vector<std::uint32_t> code_points(std::string_view utf8);
+
+// Valid UTF-8 with its letters composed as Unicode's NFC composes them: a Latin, Greek or
+// Cyrillic letter followed by its combining accents (the decomposed form a Mac gives file names:
+// "Jose\u0301") becomes the precomposed letter ("José"), and Korean jamo become syllables. Two
+// spellings of one name then compare equal byte for byte; the accents stay (José is not Jose).
+std::string nfc(std::string_view utf8);
 
 }  // namespace grader

@@ -19,6 +19,7 @@
 #include "grader/report.hpp"
 #include "grader/results.hpp"
 #include "grader/roster.hpp"
+#include "grader/student_id.hpp"
 #include "course/duplicates.hpp"
 #include "course/lateness.hpp"
 #include "course/lms.hpp"
@@ -219,6 +220,8 @@ private:
       if (const auto id = roster_->id_of(given)) return *id;
     for (const auto& [id, entry] : entry_name_)
       if (entry == given) return id;
+    for (const auto& [id, entry] : entries_)  // "José Núñez" for the folder a Mac named José Núñez
+      if (course::times_key(entry) == course::times_key(given)) return id;
     return given;
   }
   // record(), and where even that fails, the student recorded as the grader's error: one
@@ -305,6 +308,7 @@ private:
   std::optional<course::LatePolicy> late_policy_;  // the course's [deadline]
   std::map<std::string, std::int64_t> times_;      // --times: by roster id, LMS id or submission name
   std::map<std::string, std::string> entry_name_;  // a student's submission as named in the folder (an LMS id)
+  std::map<std::string, std::string> entries_;     // a student's kept entry's name (ClassSubmissions)
   std::set<std::string> entry_keys_;               // every entry's LMS id and name (ClassSubmissions)
   std::map<std::string, std::string> lms_name_;    // a student's name as the LMS download gives it
   std::set<std::string> in_progress_;
@@ -1027,7 +1031,7 @@ void Batch::judge_lateness(StudentResult& r) const {
       }
   std::optional<std::int64_t> at;
   for (const auto& key : keys)
-    if (const auto t = times_.find(key); t != times_.end() && !at) at = t->second;
+    if (const auto t = times_.find(course::times_key(key)); t != times_.end() && !at) at = t->second;
   const auto l = course::assess(*late_policy_, at, extension, r.report.points_earned, r.report.points_possible);
   r.late = StudentResult::Late{
       l.known ? course::format_time(l.submitted) : "", l.late_s / 3600.0, l.days, l.percent, l.final_points, l.why};
@@ -1081,6 +1085,13 @@ void Batch::write_gradebook() {
         none.student = e.id;
         none.status = "no submission";
         none.detail = "nothing was submitted" + (e.name.empty() ? std::string() : " by " + e.name);
+        // An entry of the same name graded under a made id (a name two students share): say so.
+        for (const auto& [id, name] : lms_name_)
+          if (!e.name.empty() && name_key(name) == name_key(e.name) && !roster_->id_of(id) && results_.count(id))
+            none.detail += fmt::format(
+                " under this id; the entry '{}', graded as {}, has this name: if it is "
+                "theirs, rename it to {}",
+                name, id, e.id);
         if (!skipped_.empty())  // never a silent "no submission": one of those may be theirs
           none.detail += fmt::format(
               " under this id; {} entr{} of the submissions folder {} skipped (results.json's "
@@ -1296,6 +1307,7 @@ std::vector<Submission> Batch::discover() {
   ClassSubmissions found = class_submissions(o_, config_, roster_ ? &*roster_ : nullptr, !o_.task());
   auto& submissions = found.submissions;
   entry_name_ = found.entry_names;
+  entries_ = found.entries;
   entry_keys_ = found.entry_keys;
   lms_name_ = found.names;
   skipped_ = found.skipped;
@@ -1572,7 +1584,7 @@ const char* roster_word(const Roster& roster, const std::string& given) {
 course::EntryTime entry_time(const std::map<std::string, std::int64_t>& times) {
   return [&times](const Submission& s) -> std::optional<std::int64_t> {
     for (const auto& key : {s.lms_id, s.entry})
-      if (const auto t = times.find(key); !key.empty() && t != times.end()) return t->second;
+      if (const auto t = times.find(course::times_key(key)); !key.empty() && t != times.end()) return t->second;
     return course::parse_time(s.submitted_at);
   };
 }
@@ -1623,15 +1635,17 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
     }
   for (const Submission& s : submissions)
     for (const auto& key : {s.lms_id, s.entry})
-      if (!key.empty()) out.entry_keys.insert(key);
+      if (!key.empty()) out.entry_keys.insert(course::times_key(key));
   for (Submission& s : course::one_entry_per_student(std::move(submissions), entry_time(times))) {
     for (const auto& key : {s.lms_id, s.entry})
-      if (const auto t = times.find(key); !key.empty() && t != times.end() && !out.kept_times.count(s.student))
+      if (const auto t = times.find(course::times_key(key));
+          !key.empty() && t != times.end() && !out.kept_times.count(s.student))
         out.kept_times[s.student] = t->second;
     if (say)
       for (const auto& note : s.notes)
         if (note.rfind("took ", 0) == 0) std::cerr << "two entries for " << s.student << ": " << note << '\n';
     out.entry_names[s.student] = s.lms_id;
+    out.entries[s.student] = s.entry;
     if (!s.name.empty()) out.names[s.student] = s.name;
     out.submissions.push_back(std::move(s));
   }
@@ -1676,12 +1690,18 @@ void refuse_output_inside_submissions(const BatchOptions& o) {
     throw std::invalid_argument("-o " + o.out.string() +
                                 " is a file, not a folder: -o names the results folder "
                                 "(created if it does not exist), which gradebook.csv, results.json ... go into");
-  // A folder that cannot be made: some folder above it is a file (-o results.csv/class).
-  for (fs::path above = fs::absolute(o.out).parent_path(); !above.empty() && above != above.parent_path();
-       above = above.parent_path())
-    if (std::error_code ec; fs::exists(above, ec) && !fs::is_directory(above, ec))
-      throw std::invalid_argument("-o " + o.out.string() + ": " + above.string() +
+  // A folder that cannot be made: some folder above it is a file (-o results.csv/class), or it or
+  // a folder above it is a link to nothing.
+  for (fs::path at = fs::absolute(o.out); !at.empty() && at != at.parent_path(); at = at.parent_path()) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(at, ec)) && !fs::exists(at, ec))
+      throw std::invalid_argument("-o " + o.out.string() + ": " + at.string() + " is a link to " +
+                                  fs::read_symlink(at, ec).string() +
+                                  ", which does not exist: make that folder, or name another");
+    if (at != fs::absolute(o.out) && fs::exists(at, ec) && !fs::is_directory(at, ec))
+      throw std::invalid_argument("-o " + o.out.string() + ": " + at.string() +
                                   " is a file, so no results folder can be made under it");
+  }
   std::error_code subs_ec, out_ec;
   const fs::path subs = fs::weakly_canonical(fs::absolute(o.submissions), subs_ec);
   const fs::path out = fs::weakly_canonical(fs::absolute(o.out), out_ec);

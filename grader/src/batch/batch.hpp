@@ -108,6 +108,7 @@ struct BatchOptions {
 struct ClassSubmissions {
   std::vector<Submission> submissions;
   std::map<std::string, std::string> entry_names;  // id -> the entry's own name (an LMS id)
+  std::map<std::string, std::string> entries;      // id -> the kept entry's name (a folder's, a file's)
   std::map<std::string, std::string> names;        // id -> the student's name in the LMS download
   std::vector<std::string> skipped;                // entries not graded, each with why
   // id -> the time --times gives the entry kept for that student (keyed by its LMS id or its

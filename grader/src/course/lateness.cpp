@@ -3,6 +3,7 @@
 #include "grader/csv_reader.hpp"
 #include "grader/files.hpp"
 #include "grader/text_file.hpp"
+#include "grader/utf8.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -175,13 +176,15 @@ std::map<std::string, std::int64_t> read_time_rows(const std::filesystem::path& 
           fmt::format("times {}:{}: '{}' is not a date-time with its offset "
                       "(2026-12-01T23:59:00-05:00)",
                       file.string(), csv.get_file_line(), at));
-    if (!times.emplace(id, *t).second)
+    if (!times.emplace(nfc(id), *t).second)  // keyed composed, as times_key() looks them up
       throw std::runtime_error(fmt::format("times {}:{}: {} has two times", file.string(), csv.get_file_line(), id));
   }
   return times;
 }
 
 }  // namespace
+
+std::string times_key(const std::string& id) { return nfc(id); }
 
 std::map<std::string, std::int64_t> read_times(const std::filesystem::path& file) {
   std::string text;

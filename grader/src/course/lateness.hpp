@@ -68,7 +68,11 @@ Lateness assess(const LatePolicy& policy, std::optional<std::int64_t> submitted,
 
 // A CSV of submission times (`grader batch --times times.csv`): columns `id` (a roster id, an
 // LMS id or a submission's name) and `submitted_at` (a date-time with its offset). Throws
-// std::runtime_error naming the file and line.
+// std::runtime_error naming the file and line. The ids are keyed composed (nfc, utf8.hpp): a
+// name typed "José" finds the entry a Mac wrote "Jose\u0301"; look them up by times_key().
 std::map<std::string, std::int64_t> read_times(const std::filesystem::path& file);
+
+// What an entry's name or id is looked up by in read_times' map.
+std::string times_key(const std::string& id);
 
 }  // namespace grader::course

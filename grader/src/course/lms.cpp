@@ -23,14 +23,26 @@ namespace {
 struct Upload {
   std::string given;  // the file name the student gave (Canvas: with its "-1")
   fs::path path;
-  std::int64_t order = -1;  // Canvas's file id: the later upload has the higher
+  std::int64_t order = -1;  // Canvas's file id: the later upload has the higher (saturated)
+  std::string file_id;      // its digits, no leading zeros: compared whole, however long
 };
+
+// Whether Canvas file id `a` is later than `b` (digit strings without leading zeros).
+bool later_file_id(const std::string& a, const std::string& b) {
+  return a.size() != b.size() ? a.size() > b.size() : a > b;
+}
+
+std::string file_id_digits(const std::string& digits) {
+  const auto first = digits.find_first_not_of('0');
+  return first == std::string::npos ? "0" : digits.substr(first);
+}
 
 // One student's entries in an LMS download, before they become Submissions.
 struct Uploads {
   std::string name;  // as the LMS wrote it
   std::vector<Upload> files;
-  std::vector<fs::path> folders;  // Moodle's per-student folders
+  std::vector<fs::path> folders;   // Moodle's per-student folders
+  std::vector<std::string> links;  // the student's entries that are links (not followed)
 };
 
 std::int64_t number(const std::string& digits) {
@@ -56,7 +68,8 @@ struct Candidate {
   std::string wanted;  // the lab's file it is ("" for an archive)
   std::int64_t resubmission = 0;
   bool newer_than(const Candidate& o) const {
-    return upload->order != o.upload->order ? upload->order > o.upload->order : resubmission > o.resubmission;
+    return upload->file_id != o.upload->file_id ? later_file_id(upload->file_id, o.upload->file_id)
+                                                : resubmission > o.resubmission;
   }
 };
 
@@ -67,7 +80,7 @@ std::string ignored_note(const Candidate& taken, const std::vector<Candidate>& a
       ignored += (ignored.empty() ? "" : ", ") + to_valid_utf8(c.upload->path.filename().string());
   if (ignored.empty()) return "";
   return fmt::format("took {} (the newest upload: Canvas file {}{}), ignored {}",
-                     to_valid_utf8(taken.upload->path.filename().string()), taken.upload->order,
+                     to_valid_utf8(taken.upload->path.filename().string()), taken.upload->file_id,
                      taken.resubmission ? fmt::format(", resubmission {}", taken.resubmission) : "", ignored);
 }
 
@@ -82,7 +95,7 @@ void refuse_tie(const std::string& id, const std::vector<Candidate>& all,
       throw DuplicateEntries(fmt::format(
           "two uploads of student '{}' with one Canvas file id ({}): {} and {}, and nothing tells which is newer. "
           "Remove the one not to grade",
-          id, newest->upload->order, to_valid_utf8(newest->upload->path.filename().string()),
+          id, newest->upload->file_id, to_valid_utf8(newest->upload->path.filename().string()),
           to_valid_utf8(c.upload->path.filename().string())));
 }
 
@@ -151,14 +164,17 @@ std::vector<Submission> moodle_submissions(const std::string& id, const Uploads&
   Submission s;
   s.student = id;
   s.name = u.name;
-  s.entry = fmt::format("{}_{}_assignsubmission_file_<file>", u.name, id);
   const auto archive = std::find_if(u.files.begin(), u.files.end(), [&](const Upload& f) {
     return std::find(wanted.begin(), wanted.end(), f.given) == wanted.end() && archive_kind(f.given);
   });
-  const bool plain = std::any_of(u.files.begin(), u.files.end(), [&](const Upload& f) {
+  const auto plain = std::find_if(u.files.begin(), u.files.end(), [&](const Upload& f) {
     return std::find(wanted.begin(), wanted.end(), f.given) != wanted.end();
   });
-  if (!plain && archive != u.files.end()) {
+  // Named by a file of its own, as it is on disk (what --times keys it by): the first of the
+  // lab's files, else the archive, else the first file.
+  const Upload& named = plain != u.files.end() ? *plain : archive != u.files.end() ? *archive : u.files.front();
+  s.entry = decode_file_name(named.path.filename().string());
+  if (plain == u.files.end() && archive != u.files.end()) {
     s.path = archive->path;
     s.type = archive_kind(archive->given)->first;
   } else {
@@ -200,6 +216,9 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
     std::smatch m;
     if (e.is_symlink(ec)) {  // never followed: it could name anything on the machine
       if (skipped) skipped->push_back(entry + ": a link (links are not followed: copy the submission in instead)");
+      // Told to the student too, whose record otherwise shows an older upload without a word.
+      if (layout == LmsLayout::Canvas && std::regex_match(entry, m, canvas)) by_id[m[3].str()].links.push_back(entry);
+      if (layout == LmsLayout::Moodle && std::regex_match(entry, m, moodle)) by_id[m[2].str()].links.push_back(entry);
       continue;
     }
     if (layout == LmsLayout::Canvas && e.is_directory(ec)) {
@@ -210,7 +229,7 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
         std::regex_match(entry, m, canvas)) {
       auto& u = by_id[m[3].str()];
       u.name = m[1].str();
-      u.files.push_back({m[5].str(), e.path(), number(m[4].str())});
+      u.files.push_back({m[5].str(), e.path(), number(m[4].str()), file_id_digits(m[4].str())});
     } else if (layout == LmsLayout::Moodle && std::regex_match(entry, m, moodle)) {
       if (m[3].str() == "onlinetext") {
         if (skipped) skipped->push_back(entry + ": online text, not a file (the lab grades files)");
@@ -221,7 +240,7 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
       if (e.is_directory(ec) && !e.is_symlink(ec))
         u.folders.push_back(e.path());
       else if (e.is_regular_file(ec) && !e.is_symlink(ec))
-        u.files.push_back({m[4].str(), e.path()});
+        u.files.push_back({m[4].str(), e.path(), -1, ""});
     } else if (skipped) {
       skipped->push_back(entry +
                          (layout == LmsLayout::Canvas
@@ -231,10 +250,16 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
   }
   std::vector<Submission> all;
   for (const auto& [id, u] : by_id) {
-    if (layout == LmsLayout::Canvas) {
-      all.push_back(canvas_submission(id, u, wanted, staging));
-    } else {
-      for (auto& s : moodle_submissions(id, u, wanted, staging)) all.push_back(std::move(s));
+    if (u.files.empty() && u.folders.empty()) continue;  // links only: the run named them
+    std::vector<Submission> mine;
+    if (layout == LmsLayout::Canvas)
+      mine.push_back(canvas_submission(id, u, wanted, staging));
+    else
+      mine = moodle_submissions(id, u, wanted, staging);
+    for (auto& s : mine) {
+      for (const auto& link : u.links)
+        s.notes.push_back("not graded: " + link + ", a link (links are not followed: upload the file itself)");
+      all.push_back(std::move(s));
     }
   }
   return all;  // sorted by id: a std::map's order (the ids are the LMS's numbers)

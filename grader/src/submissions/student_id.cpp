@@ -92,27 +92,19 @@ const char* fold(std::uint32_t c) {
   return it != std::end(kFolds) && it->code_point == c ? it->ascii : nullptr;
 }
 
-// The code points of valid UTF-8 (what to_valid_utf8 gives).
-std::vector<std::uint32_t> code_points(const std::string& s) {
-  std::vector<std::uint32_t> out;
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    std::uint32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
-    for (std::size_t k = 1; k < n && i + k < s.size(); ++k)
-      c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    out.push_back(c);
-    i += n;
-  }
-  return out;
-}
-
 // A combining mark: the accent of a letter written apart from it (Unicode's decomposed form, NFD,
-// which macOS file names use: "e" followed by U+0301 for "é"). Folding drops it with the letter's
-// accent, so "José" typed on Windows and saved on a Mac fold alike.
+// which macOS file names use: "e" followed by U+0301 for "é"), Hebrew points and Arabic vowel
+// marks (مُحَمَّد is محمد), or an invisible format character (the right-to-left mark that
+// Arabic and Hebrew text often carries, a zero-width space, a byte-order mark). Folding drops
+// it, so "José" typed on Windows and saved on a Mac fold alike.
 bool combining_mark(std::uint32_t c) {
   return (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
-         (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F);
+         (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F) ||                              // Latin ...
+         (c >= 0x0591 && c <= 0x05C7 && c != 0x05BE && c != 0x05C0 && c != 0x05C3 && c != 0x05C6) ||  // Hebrew
+         (c >= 0x0610 && c <= 0x061A) || (c >= 0x064B && c <= 0x065F) || c == 0x0670 ||               // Arabic
+         (c >= 0x06D6 && c <= 0x06ED && c != 0x06DD && c != 0x06DE && c != 0x06E5 && c != 0x06E6 && c != 0x06E9) ||
+         (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) ||
+         c == 0xFEFF;  // format characters
 }
 
 // The name folded to ASCII letters and digits, every other run of characters one ' '.
@@ -146,20 +138,9 @@ std::size_t letters(const std::string& utf8) {
 // split at spaces and punctuation, combining marks dropped, Korean jamo composed into syllables
 // (a Mac writes 김 as three jamo), so that a folder and a roster row of one name compare equal.
 std::vector<std::string> unfolded_words(std::string_view name) {
-  std::vector<std::uint32_t> cps;
-  for (const std::uint32_t c : code_points(to_valid_utf8(name))) {
-    if (combining_mark(c)) continue;
-    const std::uint32_t last = cps.empty() ? 0 : cps.back();
-    if (last >= 0x1100 && last <= 0x1112 && c >= 0x1161 && c <= 0x1175) {  // L + V
-      cps.back() = 0xAC00 + ((last - 0x1100) * 21 + (c - 0x1161)) * 28;
-    } else if (last >= 0xAC00 && last <= 0xD7A3 && (last - 0xAC00) % 28 == 0 && c >= 0x11A8 && c <= 0x11C2) {
-      cps.back() = last + (c - 0x11A7);  // LV + T
-    } else {
-      cps.push_back(c);
-    }
-  }
   std::vector<std::string> words(1);
-  for (const std::uint32_t c : cps) {
+  for (const std::uint32_t c : code_points(nfc(to_valid_utf8(name)))) {
+    if (combining_mark(c)) continue;
     const bool separator = c < 0x80 ? !std::isalnum(static_cast<int>(c)) : (c == 0x3000 || c == 0x30FB || c == 0xFF0C);
     if (separator) {
       if (!words.back().empty()) words.emplace_back();

@@ -1,4 +1,6 @@
 #include "grader/utf8.hpp"
+#include <algorithm>
+#include <iterator>
 
 namespace grader {
 namespace {
@@ -122,6 +124,58 @@ std::string cp437_to_utf8(std::string_view text) {
     append_utf8(out, b < 0x80 ? b : kCp437[b - 0x80]);
   }
   return out;
+}
+
+std::vector<std::uint32_t> code_points(std::string_view s) {
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    std::uint32_t c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+    for (std::size_t k = 1; k < n && i + k < s.size(); ++k)
+      c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    out.push_back(c);
+    i += n;
+  }
+  return out;
+}
+
+namespace {
+
+struct Composition {
+  std::uint32_t base, mark, composed;
+};
+constexpr Composition kCompositions[] = {
+#include "compositions.inc"
+};
+
+// The precomposed letter for `base` followed by `mark`, or 0 where Unicode has none.
+std::uint32_t compose(std::uint32_t base, std::uint32_t mark) {
+  // Korean: a leading consonant and a vowel, then an optional final consonant (Unicode 3.12).
+  if (base >= 0x1100 && base <= 0x1112 && mark >= 0x1161 && mark <= 0x1175)
+    return 0xAC00 + ((base - 0x1100) * 21 + (mark - 0x1161)) * 28;
+  if (base >= 0xAC00 && base <= 0xD7A3 && (base - 0xAC00) % 28 == 0 && mark >= 0x11A8 && mark <= 0x11C2)
+    return base + (mark - 0x11A7);
+  const auto it = std::lower_bound(
+      std::begin(kCompositions), std::end(kCompositions), Composition{base, mark, 0},
+      [](const Composition& a, const Composition& b) { return a.base != b.base ? a.base < b.base : a.mark < b.mark; });
+  return it != std::end(kCompositions) && it->base == base && it->mark == mark ? it->composed : 0;
+}
+
+}  // namespace
+
+std::string nfc(std::string_view utf8) {
+  std::vector<std::uint32_t> out;
+  for (const std::uint32_t c : code_points(utf8)) {
+    const std::uint32_t composed = out.empty() ? 0 : compose(out.back(), c);
+    if (composed)
+      out.back() = composed;  // "e" U+0302 U+0301 composes twice: ê, then ế
+    else
+      out.push_back(c);
+  }
+  std::string text;
+  for (const std::uint32_t c : out) append_utf8(text, c);
+  return text;
 }
 
 }  // namespace grader
