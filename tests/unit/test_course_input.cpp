@@ -234,6 +234,12 @@ TEST_CASE("LMS exports: only grades are exported (--build-only zeroes nobody)", 
   CHECK(canvas.find("Cy,3,cy,,,\n") != std::string::npos);
   CHECK(canvas.find("Di,4,di,,,0.00\n") != std::string::npos);  // a real 0: it does not build
   CHECK(course::moodle_csv(rows, "Lab 1").find("ana,1,Ana,\n") != std::string::npos);
+  // A name as a Mac's folder gave it (decomposed), and one behind a right-to-left mark: the
+  // import compares names composed and without invisible marks.
+  const std::vector<course::GradeRow> names = {{"jn", "Jose\xCC\x81", "7", 50, "incomplete"},
+                                               {"sa", "\xE2\x80\x8F\xD8\xB3\xD8\xA7", "8", 50, "incomplete"}};
+  CHECK(course::canvas_csv(names, "Lab 1").find("Jos\xC3\xA9,7,jn,,,50.00\n") != std::string::npos);
+  CHECK(course::moodle_csv(names, "Lab 1").find("sa,8,\xD8\xB3\xD8\xA7,50.00\n") != std::string::npos);
 }
 
 TEST_CASE("an entry whose name no encoding reads is ignored, named as such, never an escape", "[course][archive]") {

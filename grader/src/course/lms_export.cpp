@@ -1,11 +1,22 @@
 #include "course/lms_export.hpp"
 
 #include "grader/gradebook.hpp"
+#include "grader/utf8.hpp"
 
 #include <fmt/format.h>
 
 namespace grader::course {
 namespace {
+
+// A name as an LMS import compares it: composed (a Mac's decomposed "Jose\u0301" is "José"),
+// without the invisible direction and format marks that Arabic and Hebrew text carries.
+std::string shown_name(const std::string& name) {
+  std::string out;
+  for (const std::uint32_t c : code_points(nfc(to_valid_utf8(name))))
+    if (!((c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF))
+      append_utf8(out, c);
+  return out;
+}
 
 std::string grade(const GradeRow& r) {
   if (!is_grade(r.status)) return "";  // left blank: the instructor decides (a zero, an excuse)
@@ -26,7 +37,7 @@ std::string canvas_csv(const std::vector<GradeRow>& rows, const std::string& ass
   std::string out = "Student,ID,SIS User ID,SIS Login ID,Section," + csv_field(assignment) + "\n";
   // Canvas reads the second line as points possible when its Student cell says so; none here.
   for (const auto& r : rows)
-    out += csv_field(r.name) + "," + csv_field(r.lms_id) + "," + csv_field(r.id) + ",,," + grade(r) +
+    out += csv_field(shown_name(r.name)) + "," + csv_field(r.lms_id) + "," + csv_field(r.id) + ",,," + grade(r) +
            "\n";  // no login, no section
   return out;
 }
@@ -34,7 +45,7 @@ std::string canvas_csv(const std::vector<GradeRow>& rows, const std::string& ass
 std::string moodle_csv(const std::vector<GradeRow>& rows, const std::string& assignment) {
   std::string out = "ID number,User id,Full name," + csv_field(assignment) + "\n";
   for (const auto& r : rows)
-    out += csv_field(r.id) + "," + csv_field(r.lms_id) + "," + csv_field(r.name) + "," + grade(r) + "\n";
+    out += csv_field(r.id) + "," + csv_field(r.lms_id) + "," + csv_field(shown_name(r.name)) + "," + grade(r) + "\n";
   return out;
 }
 
