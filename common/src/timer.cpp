@@ -145,6 +145,7 @@ std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms
                                                                  double clear) {
   return [=](const std::vector<double>& samples) {
     if (samples.empty() || !(limit_ms > 0)) return false;
+    if (!std::all_of(samples.begin(), samples.end(), [](double ms) { return std::isfinite(ms); })) return false;
     const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
     if (*hi <= limit_ms * clear) return true;
     if (static_cast<int>(samples.size()) < min_runs / 2 + 1) return false;

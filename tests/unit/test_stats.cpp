@@ -91,6 +91,7 @@ TEST_CASE("decided_by_limit: a majority on one side past the margin, or all far 
   CHECK_FALSE(decided({400}));          // far over, once: a slow first call is never failed early
   CHECK_FALSE(decided({400, 400}));
   CHECK_FALSE(decided({}));
+  CHECK_FALSE(decided({std::nan(""), 10}));  // a call with no time decides nothing
   CHECK_FALSE(workbook::decided_by_limit(0.0, 5)({1, 1, 1}));  // no limit known: never decided
   CHECK(workbook::decided_by_limit(100.0, 1)({90}));           // min_runs 1: one call is the median
 }

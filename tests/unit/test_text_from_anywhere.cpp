@@ -205,6 +205,8 @@ TEST_CASE("nfc composes a Mac's decomposed letters and keeps every accent", "[ut
   CHECK(nfc("Nguye\xCC\x82\xCC\x83n") == "Nguy\xE1\xBB\x85n");           // Nguyễn: ê, then ễ
   CHECK(nfc("\xCE\xB1\xCC\x81") == "\xCE\xAC");                          // ά
   CHECK(nfc("\xE1\x84\x80\xE1\x85\xB5\xE1\x86\xB7") == "\xEA\xB9\x80");  // 김 from its jamo
+  CHECK(nfc("\xD8\xA7\xD9\x94") == "\xD8\xA3");                                 // أ: alef, hamza above
+  CHECK(nfc("\xE3\x81\x8B\xE3\x82\x99") == "\xE3\x81\x8C");                     // が: か, dakuten
   CHECK(nfc("Jose Nunez") == "Jose Nunez");                              // nothing to compose
   CHECK(nfc("Jos\xC3\xA9") != nfc("Jose"));                              // accents kept
   CHECK(nfc("\xCC\x81x") == "\xCC\x81x");                                // a mark with no letter
@@ -219,6 +221,10 @@ TEST_CASE("Arabic vowel marks and invisible bidi marks do not change a name", "[
   const std::string vowelled = "\xD9\x85\xD9\x8F\xD8\xAD\xD9\x8E\xD9\x85\xD9\x8E\xD9\x91\xD8\xAF";  // مُحَمَّد
   CHECK(name_key(vowelled) == name_key(plain));
   CHECK(name_key("\xE2\x80\x8F" + plain) == name_key(plain));  // U+200F first
+  // أحمد typed, and as a Mac writes it (alef, then the hamza apart): one name.
+  CHECK(name_key("\xD8\xA3\xD8\xAD\xD9\x85\xD8\xAF") == name_key("\xD8\xA7\xD9\x94\xD8\xAD\xD9\x85\xD8\xAF"));
+  CHECK(derive_student_id("Ali\xE2\x80\x8B"
+                          "Khan") == "Ali_Khan");  // a zero-width space still parts words
   CHECK(name_key(plain) != name_key("\xD8\xB3\xD8\xA7\xD8\xB1\xD8\xA9"));
 }
 

@@ -33,10 +33,13 @@ void append_utf8(std::string& out, std::uint32_t code_point);
 // The code points of valid UTF-8 (what to_valid_utf8 gives).
 std::vector<std::uint32_t> code_points(std::string_view utf8);
 
-// Valid UTF-8 with its letters composed as Unicode's NFC composes them: a Latin, Greek or
-// Cyrillic letter followed by its combining accents (the decomposed form a Mac gives file names:
-// "Jose\u0301") becomes the precomposed letter ("José"), and Korean jamo become syllables. Two
+// Valid UTF-8 with its letters composed as Unicode's NFC composes a canonically ordered
+// decomposition (what a Mac gives file names): a letter followed by its combining marks
+// ("Jose\u0301") becomes the precomposed letter ("José"), in every script Unicode composes (Latin,
+// Greek, Cyrillic, Arabic's hamza forms, kana with dakuten), and Korean jamo become syllables. Two
 // spellings of one name then compare equal byte for byte; the accents stay (José is not Jose).
+// Not the whole of NFC: marks out of canonical order are not reordered, and singletons (U+212B
+// ANGSTROM SIGN) are not replaced; neither occurs in names a keyboard or a file system writes.
 std::string nfc(std::string_view utf8);
 
 }  // namespace grader

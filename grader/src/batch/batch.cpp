@@ -421,8 +421,8 @@ void Batch::warn_unmatched_times() const {
   known.insert(entry_keys_.begin(), entry_keys_.end());  // every entry's, the ignored ones' too
   if (roster_)
     for (const auto& e : roster_->students) {
-      known.insert(e.id);
-      if (!e.lms_id.empty()) known.insert(e.lms_id);
+      known.insert(course::times_key(e.id));
+      if (!e.lms_id.empty()) known.insert(course::times_key(e.lms_id));
     }
   std::vector<std::string> strangers;
   for (const auto& [id, t] : times_)
@@ -1085,18 +1085,18 @@ void Batch::write_gradebook() {
         none.student = e.id;
         none.status = "no submission";
         none.detail = "nothing was submitted" + (e.name.empty() ? std::string() : " by " + e.name);
-        // An entry of the same name graded under a made id (a name two students share): say so.
+        std::vector<std::string> maybe;  // never a silent "no submission": what may be theirs
+        // An entry of the same name graded under a made id (a name two students share).
+        const std::string key = e.name.empty() ? "" : name_key(e.name);
         for (const auto& [id, name] : lms_name_)
-          if (!e.name.empty() && name_key(name) == name_key(e.name) && !roster_->id_of(id) && results_.count(id))
-            none.detail += fmt::format(
-                " under this id; the entry '{}', graded as {}, has this name: if it is "
-                "theirs, rename it to {}",
-                name, id, e.id);
-        if (!skipped_.empty())  // never a silent "no submission": one of those may be theirs
-          none.detail += fmt::format(
-              " under this id; {} entr{} of the submissions folder {} skipped (results.json's "
-              "\"skipped\"): is one of them theirs?",
-              skipped_.size(), skipped_.size() == 1 ? "y" : "ies", skipped_.size() == 1 ? "was" : "were");
+          if (!key.empty() && name_key(name) == key && !roster_->id_of(id) && results_.count(id))
+            maybe.push_back(fmt::format("the entry '{}', graded as {}, has this name: if it is theirs, rename it to {}",
+                                        name, id, e.id));
+        if (!skipped_.empty())
+          maybe.push_back(fmt::format(
+              "{} entr{} of the submissions folder {} skipped (results.json's \"skipped\"): is one of them theirs?",
+              skipped_.size(), skipped_.size() == 1 ? "y" : "ies", skipped_.size() == 1 ? "was" : "were"));
+        for (std::size_t i = 0; i < maybe.size(); ++i) none.detail += (i ? "; " : " under this id; ") + maybe[i];
         none.report = report_of({}, {RunState::NotGraded, none.detail}, seed_, device_);
         all.push_back(std::move(none));
       }

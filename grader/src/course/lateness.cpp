@@ -176,7 +176,7 @@ std::map<std::string, std::int64_t> read_time_rows(const std::filesystem::path& 
           fmt::format("times {}:{}: '{}' is not a date-time with its offset "
                       "(2026-12-01T23:59:00-05:00)",
                       file.string(), csv.get_file_line(), at));
-    if (!times.emplace(nfc(id), *t).second)  // keyed composed, as times_key() looks them up
+    if (!times.emplace(times_key(id), *t).second)  // keyed composed, as times_key() looks them up
       throw std::runtime_error(fmt::format("times {}:{}: {} has two times", file.string(), csv.get_file_line(), id));
   }
   return times;
@@ -184,7 +184,7 @@ std::map<std::string, std::int64_t> read_time_rows(const std::filesystem::path& 
 
 }  // namespace
 
-std::string times_key(const std::string& id) { return nfc(id); }
+std::string times_key(const std::string& id) { return nfc(to_valid_utf8(id)); }
 
 std::map<std::string, std::int64_t> read_times(const std::filesystem::path& file) {
   std::string text;

@@ -167,9 +167,9 @@ std::vector<Submission> moodle_submissions(const std::string& id, const Uploads&
   const auto archive = std::find_if(u.files.begin(), u.files.end(), [&](const Upload& f) {
     return std::find(wanted.begin(), wanted.end(), f.given) == wanted.end() && archive_kind(f.given);
   });
-  const auto plain = std::find_if(u.files.begin(), u.files.end(), [&](const Upload& f) {
-    return std::find(wanted.begin(), wanted.end(), f.given) != wanted.end();
-  });
+  auto plain = u.files.end();  // the first of the lab's files, in the lab's order
+  for (auto w = wanted.begin(); w != wanted.end() && plain == u.files.end(); ++w)
+    plain = std::find_if(u.files.begin(), u.files.end(), [&](const Upload& f) { return f.given == *w; });
   // Named by a file of its own, as it is on disk (what --times keys it by): the first of the
   // lab's files, else the archive, else the first file.
   const Upload& named = plain != u.files.end() ? *plain : archive != u.files.end() ? *archive : u.files.front();
@@ -249,8 +249,9 @@ std::vector<Submission> discover_lms(LmsLayout layout, const fs::path& folder, c
     }
   }
   std::vector<Submission> all;
-  for (const auto& [id, u] : by_id) {
+  for (auto& [id, u] : by_id) {
     if (u.files.empty() && u.folders.empty()) continue;  // links only: the run named them
+    std::sort(u.files.begin(), u.files.end(), [](const Upload& a, const Upload& b) { return a.path < b.path; });
     std::vector<Submission> mine;
     if (layout == LmsLayout::Canvas)
       mine.push_back(canvas_submission(id, u, wanted, staging));

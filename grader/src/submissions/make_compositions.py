@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Writes compositions.inc: Unicode's canonical pairs (base, combining mark) -> precomposed
-character for the Latin, Greek and Cyrillic letters (U+00C0..U+04FF, U+1E00..U+1FFF), the pairs
-NFC composes. Names typed on Windows are precomposed ("é"), names a Mac writes in file names are
-decomposed ("e" + U+0301); nfc() (utf8.cpp) composes the second into the first. Run it again with
-a newer Python for a newer Unicode:   python3 make_compositions.py > compositions.inc"""
+"""Writes compositions.inc: every canonical pair (base, combining mark) -> precomposed character
+that Unicode's NFC composes (Latin, Greek, Cyrillic, Arabic's hamza forms, Japanese kana with
+dakuten ...; Korean syllables are composed by their algorithm in utf8.cpp instead). Names typed on
+Windows are precomposed ("é"), names a Mac writes in file names are decomposed ("e" + U+0301);
+nfc() (utf8.cpp) composes the second into the first. Run it again with a newer Python for a newer
+Unicode:   python3 make_compositions.py > compositions.inc"""
 import sys
 import unicodedata
 
 pairs = []
-for cp in list(range(0x00C0, 0x0500)) + list(range(0x1E00, 0x2000)):
+for cp in range(0x110000):
+    if 0xAC00 <= cp <= 0xD7A3 or 0xD800 <= cp <= 0xDFFF:
+        continue  # Hangul syllables (algorithmic), surrogates
     ch = chr(cp)
     d = unicodedata.decomposition(ch)
     if not d or d.startswith("<"):

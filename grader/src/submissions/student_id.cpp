@@ -92,19 +92,22 @@ const char* fold(std::uint32_t c) {
   return it != std::end(kFolds) && it->code_point == c ? it->ascii : nullptr;
 }
 
+// An invisible format character: the right-to-left mark that Arabic and Hebrew text often
+// carries, a zero-width joiner, a byte-order mark. (A zero-width space, U+200B, separates words.)
+bool format_character(std::uint32_t c) {
+  return (c >= 0x200C && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+}
 // A combining mark: the accent of a letter written apart from it (Unicode's decomposed form, NFD,
 // which macOS file names use: "e" followed by U+0301 for "é"), Hebrew points and Arabic vowel
-// marks (مُحَمَّد is محمد), or an invisible format character (the right-to-left mark that
-// Arabic and Hebrew text often carries, a zero-width space, a byte-order mark). Folding drops
-// it, so "José" typed on Windows and saved on a Mac fold alike.
+// marks (مُحَمَّد is محمد), or a format character. Folding drops it, so "José" typed on Windows
+// and saved on a Mac fold alike.
 bool combining_mark(std::uint32_t c) {
   return (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
          (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F) ||                              // Latin ...
          (c >= 0x0591 && c <= 0x05C7 && c != 0x05BE && c != 0x05C0 && c != 0x05C3 && c != 0x05C6) ||  // Hebrew
          (c >= 0x0610 && c <= 0x061A) || (c >= 0x064B && c <= 0x065F) || c == 0x0670 ||               // Arabic
          (c >= 0x06D6 && c <= 0x06ED && c != 0x06DD && c != 0x06DE && c != 0x06E5 && c != 0x06E6 && c != 0x06E9) ||
-         (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) ||
-         c == 0xFEFF;  // format characters
+         format_character(c);
 }
 
 // The name folded to ASCII letters and digits, every other run of characters one ' '.
@@ -138,10 +141,14 @@ std::size_t letters(const std::string& utf8) {
 // split at spaces and punctuation, combining marks dropped, Korean jamo composed into syllables
 // (a Mac writes 김 as three jamo), so that a folder and a roster row of one name compare equal.
 std::vector<std::string> unfolded_words(std::string_view name) {
+  std::string visible;  // without format characters, which would keep a letter from its marks
+  for (const std::uint32_t c : code_points(to_valid_utf8(name)))
+    if (!format_character(c)) append_utf8(visible, c);
   std::vector<std::string> words(1);
-  for (const std::uint32_t c : code_points(nfc(to_valid_utf8(name)))) {
+  for (const std::uint32_t c : code_points(nfc(visible))) {
     if (combining_mark(c)) continue;
-    const bool separator = c < 0x80 ? !std::isalnum(static_cast<int>(c)) : (c == 0x3000 || c == 0x30FB || c == 0xFF0C);
+    const bool separator =
+        c < 0x80 ? !std::isalnum(static_cast<int>(c)) : (c == 0x3000 || c == 0x30FB || c == 0xFF0C || c == 0x200B);
     if (separator) {
       if (!words.back().empty()) words.emplace_back();
     } else {
