@@ -365,11 +365,42 @@ case_marks_ids_and_links() {  # Arabic vowel and bidi marks; 23-digit Canvas ids
   says "$log" "is a link to $work/$case/nowhere, which does not exist"
 }
 
+case_vietnamese_case_and_groups() {  # composed Vietnamese names; ids in another case; a group regraded; a new upload
+  mkdir -p "$in"
+  taken "$in/"$'Nguy\xe1\xbb\x85n V\xc4\x83n \xc4\x90\xe1\xbb\xa9c'"/matmul.cu" "duc, composed"
+  taken "$in/Ana.Lopez@Uni.EDU/matmul.cu" "ana, e-mail in capitals"
+  taken "$in/A0123456X/matmul.cu" "bo, id in capitals"
+  printf 'id,name,email\nnvduc,Nguy\xe1\xbb\x85n V\xc4\x83n \xc4\x90\xe1\xbb\xa9c,\nalopez,Ana Lopez,ana.lopez@uni.edu\na0123456x,Bo,\n' \
+    > "$work/$case/roster.csv"
+  batch 0 --roster "$work/$case/roster.csv"
+  rows "$header" "$(row a0123456x 'build failed')" "$(row alopez 'build failed')" "$(row nvduc 'build failed')"
+  says "$log" "Ana.Lopez@Uni.EDU is the e-mail of alopez"
+  rm -rf "$in" "$out" && mkdir -p "$in"
+  taken "$in/submission_101/matmul.cu" "group, first"
+  printf 'submission_101:\n  :submitters:\n  - :sid: ana\n  - :sid: bob\n  :created_at: 2026-12-01 10:00:00.000000000 +00:00\n' > "$in/submission_metadata.yml"
+  batch 0 --from gradescope
+  batch 0 --from gradescope --regrade submission_101  # the group's entry: every member, files unchanged
+  says "$log" "graded 2 submissions"
+  never "$log" "no such submission"
+  rm -rf "$in" "$out" && mkdir -p "$in"
+  taken "$in/picard_303_9003_matmul.cu" "older upload"
+  batch 0 --from canvas
+  taken "$in/picard_LATE_303_9200_matmul-1.cu" "newer upload"
+  batch 0 --from canvas  # no --regrade: the kept result is of another file than the one taken now
+  says "$log" "303: its submission changed since it was graded"
+  says "$out/feedback/303.md" "taken: newer upload"
+  printf 'id,name,lms_id\njlp,Jean-Luc Picard,303\n' > "$work/$case/roster2.csv"
+  deadline 2026-12-01T00:00:00Z  # the LMS's export by its id, then a correction by the course's
+  printf 'id,submitted_at\n303,2026-12-04T10:00:00Z\njlp,2026-12-02T10:00:00Z\n' > "$work/$case/times.csv"
+  batch 64 --from canvas --roster "$work/$case/roster2.csv" --config "$work/$case/course.toml" --times "$work/$case/times.csv"
+  says "$log" "--times gives jlp two times"
+}
+
 cases=(latin1_source windows_zip utf8_zip roster_windows_1252 canvas_screenshot canvas_merged_downloads
        duplicate_by_lms_id gradescope_two_submissions gradescope_ids_and_paths gradescope_bad_metadata
        accented_folders moodle_latin1_names build_only_exports_no_grades interrupted_regrade
        one_batch_per_folder times_and_deadlines duplicate_late_by_entry_times mac_and_cjk_names
-       canvas_tie_and_names mac_keys_and_moodle_files marks_ids_and_links)
+       canvas_tie_and_names mac_keys_and_moodle_files marks_ids_and_links vietnamese_case_and_groups)
 for case in "${cases[@]}"; do
   [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $case "* ]] || continue
   rm -rf "${work:?}/$case"

@@ -33,6 +33,7 @@ struct StudentResult {
   LabReport report;                // exercises and points (cases empty when nothing ran)
   double seconds = 0;              // time spent grading this submission
   std::string graded_at;           // ISO 8601, UTC
+  std::string source;              // submission_fingerprint of what was graded ("" in older records)
   // Late work, when the course has a deadline (grader/src/course/lateness.hpp): worked out
   // again at every run from the kept points, the course's rule and the submission's time.
   struct Late {

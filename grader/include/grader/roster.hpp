@@ -27,7 +27,8 @@ struct RosterEntry {
 struct Roster {
   std::vector<RosterEntry> students;  // in the file's order
   // The roster id a submission named `name` belongs to: its id, or the id of the student whose
-  // lms_id (or email) it is; nothing for a name on no row.
+  // lms_id (or email) it is, exactly, else in another letter case where only one student's
+  // e-mail, id or LMS id is it; nothing for a name on no row.
   std::optional<std::string> id_of(const std::string& name) const;
   // The id of the one student whose `name` is this one, compared as grader/student_id.hpp's
   // name_key compares ("José Núñez" is "Núñez, Jose"); nothing for none, or for two.

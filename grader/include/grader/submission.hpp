@@ -38,6 +38,12 @@ struct Submission {
   std::vector<std::string> notes{};  // how the entry was chosen or named, for the student's feedback
 };
 
+// What a submission holds, as a short hex string: its files' relative paths and bytes (an
+// archive's bytes), so that a resumed batch can tell a result kept from an earlier run of the same
+// files from one of files that changed since (a newer upload taken, a folder edited). Links are
+// not followed; a file that cannot be read counts by its name.
+std::string submission_fingerprint(const Submission& submission);
+
 // The archive type and the name without its extension of a submission file: .zip, .tar, .tar.gz,
 // .tgz, .tar.xz, .tar.bz2, in any case (.ZIP); nothing for any other file.
 std::optional<std::pair<Submission::Type, std::string>> archive_kind(const std::string& file_name);

@@ -42,4 +42,9 @@ std::vector<std::uint32_t> code_points(std::string_view utf8);
 // ANGSTROM SIGN) are not replaced; neither occurs in names a keyboard or a file system writes.
 std::string nfc(std::string_view utf8);
 
+// One character's canonical decomposition (NFD, from the same pairs; a Korean syllable into its
+// jamo): a precomposed letter as its base and its combining marks, "ễ" -> "e" U+0302 U+0303, so
+// that dropping the marks leaves the base letter however the name was typed. Itself otherwise.
+std::vector<std::uint32_t> canonical_decomposition(std::uint32_t code_point);
+
 }  // namespace grader

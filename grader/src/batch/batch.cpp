@@ -224,6 +224,13 @@ private:
       if (course::times_key(entry) == course::times_key(given)) return id;
     return given;
   }
+  // Whether an id given on the command line names `student`: graded_as, or the name of the
+  // student's entry (every member of a Gradescope group's submission_101).
+  bool names(const std::string& given, const std::string& student) const {
+    if (graded_as(given) == student) return true;
+    const auto e = entries_.find(student);
+    return e != entries_.end() && course::times_key(e->second) == course::times_key(given);
+  }
   // record(), and where even that fails, the student recorded as the grader's error: one
   // student never stops the class.
   void record_or_report(StudentResult r);
@@ -341,8 +348,8 @@ std::set<std::string> Batch::students_to_regrade(const std::vector<Submission>& 
                                                  const nlohmann::json& previous) {
   std::set<std::string> asked;
   for (const auto& s : submissions)
-    if (o_.regrade_all || std::any_of(o_.regrade.begin(), o_.regrade.end(),
-                                      [&](const std::string& id) { return graded_as(id) == s.student; }))
+    if (o_.regrade_all ||
+        std::any_of(o_.regrade.begin(), o_.regrade.end(), [&](const std::string& id) { return names(id, s.student); }))
       asked.insert(s.student);
   if (asked.empty() || o_.task() || o_.merge_only) return asked;
   const nlohmann::json request = {{"all", o_.regrade_all}, {"students", o_.regrade}};
@@ -474,6 +481,7 @@ void Batch::finish(Grading& g, const std::string& status, const std::string& det
 StudentResult Batch::grade(const Submission& s) {
   Grading g{s};
   g.r.student = s.student;
+  g.r.source = submission_fingerprint(s);
   g.dir = work_ / s.student;
   g.src = g.dir / "src";
   g.build = g.dir / "build";
@@ -1403,7 +1411,15 @@ std::vector<Submission> Batch::to_grade(const std::vector<Submission>& submissio
     std::optional<StudentResult> earlier = earlier_result(s.student);
     // Not kept: what says nothing of the student's work (worth_keeping). A Slurm merge shows
     // every task's result as it came.
-    const bool keep = earlier && !regrade.count(s.student) && (o_.merge_only || worth_keeping(*earlier, o_.build_only));
+    // A kept result of other files than the entry taken now (a newer upload, an edited folder)
+    // is not the student's: graded again, and said.
+    const bool changed =
+        earlier && !earlier->source.empty() && !o_.merge_only && earlier->source != submission_fingerprint(s);
+    if (changed)
+      std::cerr << s.student << ": its submission changed since it was graded (" << earlier->graded_at
+                << "): graded again\n";
+    const bool keep =
+        earlier && !changed && !regrade.count(s.student) && (o_.merge_only || worth_keeping(*earlier, o_.build_only));
     if (earlier) results_[s.student] = *earlier;
     if (keep) {
       ++kept_count;
@@ -1416,8 +1432,7 @@ std::vector<Submission> Batch::to_grade(const std::vector<Submission>& submissio
     todo.clear();
   }
   for (const auto& id : o_.regrade)
-    if (std::none_of(submissions.begin(), submissions.end(),
-                     [&](const Submission& s) { return s.student == graded_as(id); }))
+    if (std::none_of(submissions.begin(), submissions.end(), [&](const Submission& s) { return names(id, s.student); }))
       std::cerr << "warning: --regrade " << id << ": no such submission\n";
   total_ = static_cast<int>(todo.size());
   if (kept_count) std::cerr << kept_count << " already graded (kept; --regrade to redo)\n";
@@ -1575,9 +1590,46 @@ std::optional<std::string> roster_id(const Roster& roster, const Submission& s) 
 
 // What a submission's id is of the roster student it names: "the e-mail", "the LMS id" or "the name".
 const char* roster_word(const Roster& roster, const std::string& given) {
-  for (const auto& e : roster.students)
-    if (!e.email.empty() && e.email == given && e.id != given) return "the e-mail";
-  return roster.id_of(given) ? "the LMS id" : "the name";
+  const auto same = [&given](const std::string& text) {
+    return text.size() == given.size() && std::equal(text.begin(), text.end(), given.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  for (const auto& e : roster.students) {
+    if (!e.email.empty() && same(e.email)) return "the e-mail";
+    if (!e.lms_id.empty() && same(e.lms_id)) return "the LMS id";
+    if (same(e.id)) return "the id, in another letter case,";
+  }
+  return "the name";
+}
+
+// One entry given two times by --times (its LMS id, then a correction by the course's id):
+// which holds is no rule's to pick, as for one id given twice. A student with two entries may
+// have a time for each (by the entries' names); the roster's ids apply to a lone entry only.
+void refuse_two_times(const std::vector<Submission>& submissions, const Roster* roster,
+                      const std::map<std::string, std::int64_t>& times) {
+  if (times.empty()) return;
+  std::map<std::string, int> entries;
+  for (const Submission& s : submissions) ++entries[s.student];
+  for (const Submission& s : submissions) {
+    std::vector<std::string> keys = {s.lms_id, s.entry};
+    if (entries[s.student] == 1) {
+      keys.push_back(s.student);
+      if (roster)
+        for (const auto& e : roster->students)
+          if (e.id == s.student) keys.insert(keys.end(), {e.lms_id, e.email});
+    }
+    std::optional<std::pair<std::string, std::int64_t>> first;
+    for (const auto& key : keys) {
+      const auto t = key.empty() ? times.end() : times.find(course::times_key(key));
+      if (t == times.end()) continue;
+      if (first && first->second != t->second)
+        throw std::invalid_argument(fmt::format("--times gives {} two times: {} as {} and {} as {}; keep one row",
+                                                s.student, course::format_time(first->second), first->first,
+                                                course::format_time(t->second), key));
+      if (!first) first.emplace(key, t->second);
+    }
+  }
 }
 
 // When an entry came: --times by the entry's LMS id or name, else the LMS's own time.
@@ -1636,6 +1688,7 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
   for (const Submission& s : submissions)
     for (const auto& key : {s.lms_id, s.entry})
       if (!key.empty()) out.entry_keys.insert(course::times_key(key));
+  refuse_two_times(submissions, roster, times);
   for (Submission& s : course::one_entry_per_student(std::move(submissions), entry_time(times))) {
     for (const auto& key : {s.lms_id, s.entry})
       if (const auto t = times.find(course::times_key(key));

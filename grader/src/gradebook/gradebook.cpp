@@ -12,6 +12,7 @@ nlohmann::json to_json(const StudentResult& r) {
   nlohmann::json j = {{"student", r.student},       {"status", r.status},   {"detail", r.detail},
                       {"notes", r.notes},           {"seconds", r.seconds}, {"graded_at", r.graded_at},
                       {"report", to_json(r.report)}};
+  if (!r.source.empty()) j["source"] = r.source;
   if (!r.thresholds.empty()) j["thresholds"] = r.thresholds;
   if (!r.profile.empty()) j["profile"] = r.profile;
   if (r.late)
@@ -71,6 +72,7 @@ StudentResult student_from_json(const nlohmann::json& j) {
   r.notes = j.value("notes", std::vector<std::string>{});
   r.seconds = j.value("seconds", 0.0);
   r.graded_at = j.value("graded_at", "");
+  r.source = j.value("source", "");
   r.report = report_from_json(j.at("report"));
   if (const auto t = j.find("thresholds"); t != j.end() && t->is_object())
     r.thresholds = t->get<std::map<std::string, double>>();

@@ -6,6 +6,7 @@
 #include "grader/submission.hpp"
 #include "grader/text_file.hpp"
 
+#include <cctype>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,13 +46,30 @@ Roster read_rows(const std::filesystem::path& file, std::istream& in) {
 
 }  // namespace
 
+namespace {
+std::string ascii_lower(std::string text) {
+  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return text;
+}
+}  // namespace
+
 std::optional<std::string> Roster::id_of(const std::string& name) const {
   for (const auto& s : students)
     if (s.id == name) return s.id;
   for (const auto& s : students)
     if (!s.lms_id.empty() && s.lms_id == name) return s.id;
+  // An e-mail, and then an id, in another letter case (Ana.Lopez@Uni.EDU, a0123456x): the one
+  // student it can be, never a guess between two.
+  const std::string lower = ascii_lower(name);
+  std::optional<std::string> found;
+  int matches = 0;
   for (const auto& s : students)
-    if (!s.email.empty() && s.email == name) return s.id;
+    if (!s.email.empty() && ascii_lower(s.email) == lower) found = s.id, ++matches;
+  if (matches == 1) return found;
+  matches = 0;
+  for (const auto& s : students)
+    if (ascii_lower(s.id) == lower || (!s.lms_id.empty() && ascii_lower(s.lms_id) == lower)) found = s.id, ++matches;
+  if (matches == 1) return found;
   return std::nullopt;
 }
 

@@ -110,11 +110,13 @@ bool combining_mark(std::uint32_t c) {
          format_character(c);
 }
 
-// The name folded to ASCII letters and digits, every other run of characters one ' '.
+// The name folded to ASCII letters and digits, every other run of characters one ' '. Composed
+// first, so that a Mac's "и" + U+0306 folds as the typed "й" (y, not i); a letter the table does
+// not fold (Vietnamese "ễ", "ạ") folds as its base letter, its marks dropped.
 std::string folded(std::string_view name) {
   std::string out;
-  for (const std::uint32_t c : code_points(to_valid_utf8(name))) {
-    if (combining_mark(c)) continue;
+  const auto add = [&out](std::uint32_t c) {
+    if (combining_mark(c)) return;
     if (c < 0x80 && std::isalnum(static_cast<int>(c)))
       out += static_cast<char>(c);
     else if ((c == 0x03C5 || c == 0x03CD) && !out.empty() && (out.back() == 'o' || out.back() == 'O'))
@@ -125,6 +127,13 @@ std::string folded(std::string_view name) {
       out += static_cast<char>(c);
     else if (out.empty() || out.back() != ' ')
       out += ' ';
+  };
+  for (const std::uint32_t c : code_points(nfc(to_valid_utf8(name)))) {
+    if (c < 0x80 || fold(c)) {
+      add(c);
+    } else {
+      for (const std::uint32_t part : canonical_decomposition(c)) add(part);
+    }
   }
   const auto first = out.find_first_not_of(" .-@");
   const auto last = out.find_last_not_of(" .-@");

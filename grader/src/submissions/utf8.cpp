@@ -178,4 +178,43 @@ std::string nfc(std::string_view utf8) {
   return text;
 }
 
+namespace {
+
+// The pairs sorted by the precomposed character, for decomposing.
+const std::vector<Composition>& by_composed() {
+  static const std::vector<Composition> table = [] {
+    std::vector<Composition> t(std::begin(kCompositions), std::end(kCompositions));
+    std::sort(t.begin(), t.end(), [](const Composition& a, const Composition& b) { return a.composed < b.composed; });
+    return t;
+  }();
+  return table;
+}
+
+void decompose(std::uint32_t c, std::vector<std::uint32_t>& out) {
+  if (c >= 0xAC00 && c <= 0xD7A3) {  // a Korean syllable: its jamo (Unicode 3.12)
+    const std::uint32_t s = c - 0xAC00;
+    out.push_back(0x1100 + s / (21 * 28));
+    out.push_back(0x1161 + (s % (21 * 28)) / 28);
+    if (s % 28) out.push_back(0x11A7 + s % 28);
+    return;
+  }
+  const auto& t = by_composed();
+  const auto it =
+      std::lower_bound(t.begin(), t.end(), c, [](const Composition& a, std::uint32_t v) { return a.composed < v; });
+  if (it == t.end() || it->composed != c) {
+    out.push_back(c);
+    return;
+  }
+  decompose(it->base, out);  // ễ is ê then U+0303, and ê is e then U+0302
+  out.push_back(it->mark);
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> canonical_decomposition(std::uint32_t code_point) {
+  std::vector<std::uint32_t> out;
+  decompose(code_point, out);
+  return out;
+}
+
 }  // namespace grader
