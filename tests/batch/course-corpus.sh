@@ -396,11 +396,26 @@ case_vietnamese_case_and_groups() {  # composed Vietnamese names; ids in another
   says "$log" "--times gives jlp two times"
 }
 
+case_times_changed_between_runs() {  # a corrected --times: every output follows; the warning counts rows
+  mkdir -p "$in"
+  taken "$in/picard_303_9003_matmul.cu" "picard"
+  deadline 2026-12-01T00:00:00Z
+  printf 'id,submitted_at\n303,2026-12-01T10:00:00Z\nzzz,2026-12-01T10:00:00Z\n' > "$work/$case/times.csv"
+  batch 0 --from canvas --config "$work/$case/course.toml" --times "$work/$case/times.csv"
+  says "$log" "1 of its 2 ids match no submission"
+  printf 'id,submitted_at\n303,2026-12-05T10:00:00Z\n' > "$work/$case/times.csv"
+  batch 0 --from canvas --config "$work/$case/course.toml" --times "$work/$case/times.csv"
+  rows "$late_header" "$(row 303 'build failed' ',2026-12-05T10:00:00Z,106.00,0,0')"
+  says "$out/students/303.json" "2026-12-05T10:00:00Z"
+  never "$out/students/303.json" "2026-12-01T10:00:00Z"
+}
+
 cases=(latin1_source windows_zip utf8_zip roster_windows_1252 canvas_screenshot canvas_merged_downloads
        duplicate_by_lms_id gradescope_two_submissions gradescope_ids_and_paths gradescope_bad_metadata
        accented_folders moodle_latin1_names build_only_exports_no_grades interrupted_regrade
        one_batch_per_folder times_and_deadlines duplicate_late_by_entry_times mac_and_cjk_names
-       canvas_tie_and_names mac_keys_and_moodle_files marks_ids_and_links vietnamese_case_and_groups)
+       canvas_tie_and_names mac_keys_and_moodle_files marks_ids_and_links vietnamese_case_and_groups
+       times_changed_between_runs)
 for case in "${cases[@]}"; do
   [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $case "* ]] || continue
   rm -rf "${work:?}/$case"

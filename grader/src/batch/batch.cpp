@@ -136,7 +136,8 @@ public:
         config_(std::move(config)),
         roster_(std::move(roster)),
         late_policy_(std::move(late)),
-        times_(std::move(times)) {}
+        times_(std::move(times)),
+        times_rows_(times_.size()) {}
 
   int run();
 
@@ -314,6 +315,7 @@ private:
   std::set<std::string> submitted_;                // who has an entry in the submissions folder
   std::optional<course::LatePolicy> late_policy_;  // the course's [deadline]
   std::map<std::string, std::int64_t> times_;      // --times: by roster id, LMS id or submission name
+  std::size_t times_rows_ = 0;                     // the ids --times gave (times_ gains the kept entries' ids)
   std::map<std::string, std::string> entry_name_;  // a student's submission as named in the folder (an LMS id)
   std::map<std::string, std::string> entries_;     // a student's kept entry's name (ClassSubmissions)
   std::set<std::string> entry_keys_;               // every entry's LMS id and name (ClassSubmissions)
@@ -415,6 +417,9 @@ std::optional<StudentResult> Batch::earlier_result(const std::string& id) {
       kept.report = rescored(kept, {});
     }
     judge_lateness(kept);
+    // Rendered again, and its record too: a changed --times or deadline shows the same in
+    // students/<id>.json as in the gradebook and the feedback.
+    if (!o_.task()) write_atomically(saved, dump_json(to_json(kept)));
     write_student_files(kept);
     return kept;
   } catch (const std::exception&) {
@@ -441,10 +446,10 @@ void Batch::warn_unmatched_times() const {
   std::cerr << fmt::format(
       "warning: --times {}: {} of its {} ids match no submission and no roster row, so their "
       "times are not used{}: {}\n",
-      o_.times->string(), strangers.size(), times_.size(),
-      strangers.size() == times_.size() ? " (none matches: no late penalty comes from this file; "
-                                          "are its ids the course's, the LMS's or the entries' names?)"
-                                        : "",
+      o_.times->string(), strangers.size(), times_rows_,
+      strangers.size() == times_rows_ ? " (none matches: no late penalty comes from this file; "
+                                        "are its ids the course's, the LMS's or the entries' names?)"
+                                      : "",
       list);
 }
 
