@@ -33,6 +33,9 @@ struct Roster {
   // The id of the one student whose `name` is this one, compared as grader/student_id.hpp's
   // name_key compares ("José Núñez" is "Núñez, Jose"); nothing for none, or for two.
   std::optional<std::string> id_by_name(const std::string& name) const;
+  // What `given` (an id_of match) is of its student, for the run's words: "the e-mail", "the LMS
+  // id", "the id, in another letter case," or else "the name".
+  const char* word_for(const std::string& given) const;
   // Every student whose name is this one (id_by_name's comparison): two or more is ambiguous.
   std::vector<std::string> ids_by_name(const std::string& name) const;
 };

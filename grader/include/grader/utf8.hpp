@@ -30,6 +30,10 @@ std::string cp437_to_utf8(std::string_view text);
 // One code point as UTF-8 (U+FFFD for one that is not a scalar value).
 void append_utf8(std::string& out, std::uint32_t code_point);
 
+// An invisible format character: the right-to-left mark that Arabic and Hebrew text often
+// carries, a zero-width joiner, a byte-order mark. (A zero-width space, U+200B, separates words.)
+bool format_character(std::uint32_t code_point);
+
 // The code points of valid UTF-8 (what to_valid_utf8 gives).
 std::vector<std::uint32_t> code_points(std::string_view utf8);
 

@@ -221,12 +221,11 @@ private:
       if (const auto id = roster_->id_of(given)) return *id;
     for (const auto& [id, entry] : entry_name_)
       if (entry == given) return id;
-    for (const auto& [id, entry] : entries_)  // "José Núñez" for the folder a Mac named José Núñez
-      if (course::times_key(entry) == course::times_key(given)) return id;
     return given;
   }
   // Whether an id given on the command line names `student`: graded_as, or the name of the
-  // student's entry (every member of a Gradescope group's submission_101).
+  // student's entry ("José Núñez" for the folder a Mac named so; every member of a Gradescope
+  // group's submission_101).
   bool names(const std::string& given, const std::string& student) const {
     if (graded_as(given) == student) return true;
     const auto e = entries_.find(student);
@@ -320,6 +319,8 @@ private:
   std::map<std::string, std::string> entries_;     // a student's kept entry's name (ClassSubmissions)
   std::set<std::string> entry_keys_;               // every entry's LMS id and name (ClassSubmissions)
   std::map<std::string, std::string> lms_name_;    // a student's name as the LMS download gives it
+  // name_key -> (name, id) of the entries graded under an id on no roster row (discover)
+  std::multimap<std::string, std::pair<std::string, std::string>> strangers_by_name_;
   std::set<std::string> in_progress_;
   std::vector<std::string> skipped_;  // entries of the submissions folder not graded, and why
   nlohmann::json regrading_;          // batch.json's "regrading": {"request", "pending"}
@@ -1100,9 +1101,9 @@ void Batch::write_gradebook() {
         none.detail = "nothing was submitted" + (e.name.empty() ? std::string() : " by " + e.name);
         std::vector<std::string> maybe;  // never a silent "no submission": what may be theirs
         // An entry of the same name graded under a made id (a name two students share).
-        const std::string key = e.name.empty() ? "" : name_key(e.name);
-        for (const auto& [id, name] : lms_name_)
-          if (!key.empty() && name_key(name) == key && !roster_->id_of(id) && results_.count(id))
+        const auto [from, to] = strangers_by_name_.equal_range(e.name.empty() ? "" : name_key(e.name));
+        for (auto it = from; it != to; ++it)
+          if (const auto& [name, id] = it->second; results_.count(id))
             maybe.push_back(fmt::format("the entry '{}', graded as {}, has this name: if it is theirs, rename it to {}",
                                         name, id, e.id));
         if (!skipped_.empty())
@@ -1323,6 +1324,10 @@ std::vector<Submission> Batch::discover() {
   entries_ = found.entries;
   entry_keys_ = found.entry_keys;
   lms_name_ = found.names;
+  if (roster_)
+    for (const auto& [id, name] : lms_name_)
+      if (const std::string key = name_key(name); !key.empty() && !roster_->id_of(id))
+        strangers_by_name_.emplace(key, std::make_pair(name, id));
   skipped_ = found.skipped;
   // The kept entry's own time first: a --times key equal to the student's id may be the name of
   // an entry that was ignored (a folder named by the course id beside a newer one by name).
@@ -1593,21 +1598,6 @@ std::optional<std::string> roster_id(const Roster& roster, const Submission& s) 
   return roster.id_by_name(s.name);
 }
 
-// What a submission's id is of the roster student it names: "the e-mail", "the LMS id" or "the name".
-const char* roster_word(const Roster& roster, const std::string& given) {
-  const auto same = [&given](const std::string& text) {
-    return text.size() == given.size() && std::equal(text.begin(), text.end(), given.begin(), [](char a, char b) {
-             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-           });
-  };
-  for (const auto& e : roster.students) {
-    if (!e.email.empty() && same(e.email)) return "the e-mail";
-    if (!e.lms_id.empty() && same(e.lms_id)) return "the LMS id";
-    if (same(e.id)) return "the id, in another letter case,";
-  }
-  return "the name";
-}
-
 // One entry given two times by --times (its LMS id, then a correction by the course's id):
 // which holds is no rule's to pick, as for one id given twice. A student with two entries may
 // have a time for each (by the entries' names); the roster's ids apply to a lone entry only.
@@ -1671,7 +1661,7 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
       }
     if (id && *id != s.student) {
       if (say)
-        std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is " << roster_word(*roster, s.student)
+        std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is " << roster->word_for(s.student)
                   << " of " << *id << ": graded as " << *id << '\n';
       if (s.derived_id)  // the note said the id made from the name; the roster's is the one graded
         for (auto& note : s.notes)

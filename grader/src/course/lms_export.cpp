@@ -13,8 +13,7 @@ namespace {
 std::string shown_name(const std::string& name) {
   std::string out;
   for (const std::uint32_t c : code_points(nfc(to_valid_utf8(name))))
-    if (!((c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF))
-      append_utf8(out, c);
+    if (c != 0x200B && !format_character(c)) append_utf8(out, c);  // a zero-width space too
   return out;
 }
 

@@ -73,6 +73,16 @@ std::optional<std::string> Roster::id_of(const std::string& name) const {
   return std::nullopt;
 }
 
+const char* Roster::word_for(const std::string& given) const {
+  const std::string lower = ascii_lower(given);
+  for (const auto& e : students) {
+    if (!e.email.empty() && ascii_lower(e.email) == lower) return "the e-mail";
+    if (!e.lms_id.empty() && ascii_lower(e.lms_id) == lower) return "the LMS id";
+    if (ascii_lower(e.id) == lower) return "the id, in another letter case,";
+  }
+  return "the name";
+}
+
 std::vector<std::string> Roster::ids_by_name(const std::string& name) const {
   const std::string key = name_key(name);
   std::vector<std::string> ids;

@@ -92,11 +92,6 @@ const char* fold(std::uint32_t c) {
   return it != std::end(kFolds) && it->code_point == c ? it->ascii : nullptr;
 }
 
-// An invisible format character: the right-to-left mark that Arabic and Hebrew text often
-// carries, a zero-width joiner, a byte-order mark. (A zero-width space, U+200B, separates words.)
-bool format_character(std::uint32_t c) {
-  return (c >= 0x200C && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
-}
 // A combining mark: the accent of a letter written apart from it (Unicode's decomposed form, NFD,
 // which macOS file names use: "e" followed by U+0301 for "é"), Hebrew points and Arabic vowel
 // marks (مُحَمَّد is محمد), or a format character. Folding drops it, so "José" typed on Windows

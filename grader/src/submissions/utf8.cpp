@@ -126,6 +126,10 @@ std::string cp437_to_utf8(std::string_view text) {
   return out;
 }
 
+bool format_character(std::uint32_t c) {
+  return (c >= 0x200C && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+}
+
 std::vector<std::uint32_t> code_points(std::string_view s) {
   std::vector<std::uint32_t> out;
   for (std::size_t i = 0; i < s.size();) {
