@@ -125,6 +125,83 @@ TEST_CASE("a waiting timed phase goes before new correctness phases on its GPU",
   shared.join();
 }
 
+TEST_CASE("a GPU drains once for several timings: correctness waiting to start goes on until then", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  const auto a = pool.acquire(kH100, false), b = pool.acquire(kH100, false);  // the GPU is full
+  std::atomic<int> order{0}, first_at{-1}, second_at{-1}, timed1_at{-1}, timed2_at{-1};
+  std::atomic<bool> release_first{false};
+  std::thread first([&] {  // a correctness phase waits for a slot
+    const auto l = pool.acquire(kH100, false);
+    first_at = order++;
+    while (!release_first) std::this_thread::sleep_for(1ms);
+    pool.release(l);
+  });
+  std::this_thread::sleep_for(30ms);
+  const auto timed = [&](std::atomic<int>& at) {
+    const auto l = pool.acquire(kH100, true);
+    at = order++;
+    pool.release(l);
+  };
+  std::thread timed1(timed, std::ref(timed1_at));  // one timing waits, a correctness phase too: no drain
+  std::this_thread::sleep_for(30ms);
+  pool.release(a);  // the waiting correctness phase takes the slot, ahead of the timing
+  std::this_thread::sleep_for(30ms);
+  CHECK(first_at == 0);
+  CHECK(timed1_at == -1);
+  std::thread second([&] {  // full again: another correctness phase waits
+    const auto l = pool.acquire(kH100, false);
+    second_at = order++;
+    pool.release(l);
+  });
+  std::this_thread::sleep_for(30ms);
+  std::thread timed2(timed, std::ref(timed2_at));  // two timings wait, as many as phases fit: a drain
+  std::this_thread::sleep_for(30ms);
+  release_first = true;  // a slot frees, but the GPU drains: the second phase waits for both timings
+  std::this_thread::sleep_for(30ms);
+  CHECK(second_at == -1);
+  pool.release(b);
+  timed1.join();
+  timed2.join();
+  first.join();
+  second.join();
+  CHECK(second_at == 3);
+  CHECK(timed1_at >= 1);
+  CHECK(timed2_at >= 1);
+}
+
+TEST_CASE("a timing waits no longer than max_defer for correctness phases to make way", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 4, 100ms);
+  std::vector<GpuPool::Lease> running;
+  for (int i = 0; i < 4; ++i) running.push_back(pool.acquire(kH100, false));
+  std::atomic<bool> stop{false};
+  std::atomic<int> admitted{0};
+  std::vector<std::thread> stream;  // a steady stream of correctness phases, some waiting always
+  for (int i = 0; i < 8; ++i)
+    stream.emplace_back([&] {
+      while (!stop) {
+        const auto l = pool.acquire(kH100, false);
+        ++admitted;
+        std::this_thread::sleep_for(5ms);
+        pool.release(l);
+      }
+    });
+  std::this_thread::sleep_for(20ms);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread timed([&] {
+    const auto l = pool.acquire(kH100, true);
+    CHECK(l.waited_s >= 0.09);  // deferred, then drained
+    pool.release(l);
+  });
+  std::this_thread::sleep_for(20ms);
+  for (const auto& l : running) pool.release(l);  // slots free: the stream goes on meanwhile
+  timed.join();
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(waited < 2.0);  // not starved: the defer ended, the GPU drained
+  CHECK(admitted > 3);
+  stop = true;
+  for (auto& t : stream) t.join();
+}
+
 TEST_CASE("a node of two models grades each submission on one model, its phases on that model's GPUs",
           "[batch][gpus]") {
   GpuPool pool(fake_gpus({kH100, kH200, kH100}), 4);

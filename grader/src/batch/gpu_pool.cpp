@@ -72,8 +72,12 @@ std::vector<std::string> gpu_models(const std::vector<GpuSlot>& gpus) {
   return models;
 }
 
-GpuPool::GpuPool(std::vector<GpuSlot> gpus, int max_shared)
-    : gpus_(std::move(gpus)), max_shared_(std::max(1, max_shared)), states_(gpus_.size()), holders_(gpus_.size()) {
+GpuPool::GpuPool(std::vector<GpuSlot> gpus, int max_shared, std::chrono::milliseconds max_defer)
+    : gpus_(std::move(gpus)),
+      max_shared_(std::max(1, max_shared)),
+      max_defer_(max_defer),
+      states_(gpus_.size()),
+      holders_(gpus_.size()) {
   models_ = gpu_models(gpus_);
   assigned_.assign(models_.size(), 0);
 }
@@ -86,7 +90,23 @@ bool GpuPool::Lease::shared_with_others() const {
 
 bool GpuPool::admits_shared(int g, const std::string& model) const {
   const State& s = states_[g];
-  return of_model(g, model) && !s.exclusive && s.reserved == 0 && s.shared < max_shared_;
+  return of_model(g, model) && !s.exclusive && !s.draining && s.shared < max_shared_;
+}
+
+// The header says when a GPU with timings waiting starts to drain.
+void GpuPool::update_draining(int g) {
+  State& s = states_[g];
+  if (s.reserved == 0 || s.draining) return;
+  s.draining = s.reserved >= max_shared_ || waiting_shared_ == 0 || Clock::now() - s.since >= max_defer_;
+}
+
+void GpuPool::reserve(int g) {
+  if (states_[g].reserved++ == 0) states_[g].since = Clock::now();
+  update_draining(g);
+}
+
+void GpuPool::unreserve(int g) {
+  if (--states_[g].reserved == 0) states_[g].draining = false;
 }
 
 int GpuPool::pick_shared(const std::string& model) const {
@@ -123,24 +143,31 @@ GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
   lease.id = next_id_++;
   overlapped_.push_back(false);
   if (!exclusive) {
-    cv_.wait(l, [&] { return (lease.gpu = pick_shared(model)) >= 0; });
+    if ((lease.gpu = pick_shared(model)) < 0) {
+      ++waiting_shared_;
+      cv_.wait(l, [&] { return (lease.gpu = pick_shared(model)) >= 0; });
+      --waiting_shared_;
+    }
     ++states_[lease.gpu].shared;
   } else {
     int g = pick_reservation(model);
-    ++states_[g].reserved;
-    cv_.wait(l, [&] {
+    reserve(g);
+    const auto ready = [&] {
+      update_draining(g);
       if (idle(g)) return true;
       // Another GPU of the model came free with no one waiting for it: move there.
       for (int other = 0; other < static_cast<int>(gpus_.size()); ++other)
         if (other != g && of_model(other, model) && idle(other) && states_[other].reserved == 0) {
-          --states_[g].reserved;
-          ++states_[other].reserved;
+          unreserve(g);
+          reserve(other);
           g = other;
           return true;
         }
       return false;
-    });
-    --states_[g].reserved;
+    };
+    // Woken by every release; the periodic wake notices max_defer passing.
+    while (!ready()) cv_.wait_for(l, std::min<std::chrono::milliseconds>(max_defer_, std::chrono::milliseconds(500)));
+    unreserve(g);
     states_[g].exclusive = true;
     lease.gpu = g;
   }
@@ -156,6 +183,7 @@ void GpuPool::release(const Lease& lease) {
     s.exclusive = false;
   else
     --s.shared;
+  for (int g = 0; g < static_cast<int>(states_.size()); ++g) update_draining(g);
   auto& h = holders_[lease.gpu];
   h.erase(std::remove(h.begin(), h.end(), lease.id), h.end());
   cv_.notify_all();

@@ -4,8 +4,16 @@
 // asks the pool for a GPU of one model; the pool gives the least busy one that admits it, so a
 // class spreads over every GPU and a submission's thresholds (keyed by model) never change
 // between its phases. Pure logic: no CUDA here, so the unit tests drive it with fake GPU lists.
+//
+// When a timed phase waits for a GPU, the GPU drains: it admits no new correctness phase and
+// the timing starts when the last running one ends. A drain costs the GPU the phases it did not
+// admit, so a GPU drains once for several timings, which then run one after the other: it keeps
+// admitting correctness phases that wait to start until as many timings wait as correctness
+// phases fit (`max_shared`), or the first has waited `max_defer`, or no correctness phase waits
+// (a drain then costs nothing). Then it drains until no timing waits.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -35,7 +43,8 @@ std::vector<std::string> gpu_models(const std::vector<GpuSlot>& gpus);
 
 class GpuPool {
 public:
-  GpuPool(std::vector<GpuSlot> gpus, int max_shared);
+  GpuPool(std::vector<GpuSlot> gpus, int max_shared,
+          std::chrono::milliseconds max_defer = std::chrono::milliseconds(30000));
 
   // A phase's hold on one GPU. `shared_with_others`: another phase ran on the same GPU at some
   // moment while this one held it (what makes an out-of-memory failure someone else's doing).
@@ -66,11 +75,17 @@ public:
   std::vector<int> busy() const;
 
 private:
+  using Clock = std::chrono::steady_clock;
   struct State {
     int shared = 0;
     bool exclusive = false;
-    int reserved = 0;  // exclusive phases waiting for this GPU
+    int reserved = 0;         // exclusive phases waiting for this GPU
+    bool draining = false;    // no new shared phase until no exclusive one waits
+    Clock::time_point since;  // when `reserved` last went from 0 to 1
   };
+  void update_draining(int g);
+  void reserve(int g);
+  void unreserve(int g);
   bool admits_shared(int g, const std::string& model) const;
   bool idle(int g) const { return !states_[g].exclusive && states_[g].shared == 0; }
   int pick_shared(const std::string& model) const;       // -1: none admits
@@ -80,6 +95,8 @@ private:
 
   std::vector<GpuSlot> gpus_;
   int max_shared_;
+  std::chrono::milliseconds max_defer_;
+  int waiting_shared_ = 0;  // shared phases blocked in acquire()
   mutable std::mutex m_;
   std::condition_variable cv_;
   std::vector<State> states_;
