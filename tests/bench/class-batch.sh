@@ -6,8 +6,9 @@
 # grades it with JOBS workers (default 16, as a node of 16 cores would), and the table says where
 # the time went, from each batch.json: wall, wall per submission, and the stages summed over the
 # submissions (build, correctness, timed, waiting for the GPU); then every copy's grade against
-# tests/realcode/expected.tsv (the reference 100, the starter 0). Needs a GPU and a build of the
-# grader with the labs (the gpu preset).
+# tests/realcode/expected.tsv (the reference 100, the starter 0). GPU_JOBS, when set, is passed
+# as --gpu-jobs (correctness phases per GPU at once). Needs a GPU and a build of the grader with
+# the labs (the gpu preset).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:-build/gpu}" && pwd)
@@ -22,7 +23,8 @@ python3 tests/realcode/make_submissions.py "$PWD" "$work/fixtures" "${labs[@]}"
 python3 tests/bench/make_class.py "$PWD" "$work/fixtures" "$work/classes" "$size" "${labs[@]}"
 for lab in "${labs[@]}"; do
   echo "== grader batch $lab ($size submissions, ${JOBS:-16} at a time)"
-  "$build/bin/grader" batch "$lab" "$work/classes/$lab" -o "$work/results/$lab" --jobs "${JOBS:-16}" > "$work/$lab.log" 2>&1 \
+  "$build/bin/grader" batch "$lab" "$work/classes/$lab" -o "$work/results/$lab" --jobs "${JOBS:-16}" \
+    ${GPU_JOBS:+--gpu-jobs "$GPU_JOBS"} > "$work/$lab.log" 2>&1 \
     || echo "(grader batch $lab exited with status $?; log: $work/$lab.log)"
   tail -n 3 "$work/$lab.log"
 done

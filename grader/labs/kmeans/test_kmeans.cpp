@@ -513,10 +513,15 @@ TEST_CASE("all_gpu_privatized: speedup over the sequential baseline and over all
       const double min_ratio = grading::threshold("exercises.all_gpu_privatized.min_speedup_over_all_gpu");
       const Measured& priv = measured("all_gpu_privatized", kmeans::all_gpu_privatized, c);
       const Measured& glob = measured("all_gpu", kmeans::all_gpu, c);
-      const double ratio = glob.timing.ms.median / priv.timing.ms.median;
+      // The fastest calls, not the medians: the timing stops once a speedup is decided, after 1
+      // or 2 calls, and the median of 2 is their mean, which a version's slow first call (its
+      // kernels loaded, its memory mapped) moves by half its excess; all_gpu is timed first, so
+      // that bias alone made a copy of all_gpu look 1.3x faster than itself. The fastest call is
+      // the version's speed without it.
+      const double ratio = glob.timing.ms.min / priv.timing.ms.min;
       r.metrics = {{"config", c.str()},
-                   {"all_gpu_ms", glob.timing.ms.median},
-                   {"all_gpu_privatized_ms", priv.timing.ms.median},
+                   {"all_gpu_ms", glob.timing.ms.min},
+                   {"all_gpu_privatized_ms", priv.timing.ms.min},
                    {"all_gpu_kernels_ms", glob.breakdown.kernels_ms},
                    {"all_gpu_privatized_kernels_ms", priv.breakdown.kernels_ms},
                    {"ratio", ratio},
@@ -525,9 +530,9 @@ TEST_CASE("all_gpu_privatized: speedup over the sequential baseline and over all
           r, priv.wrong_calls > 0 || glob.wrong_calls > 0,
           "both all_gpu and all_gpu_privatized must be correct before their times can be compared", ratio, min_ratio,
           [&](std::ostream& d) {
-            d << "all_gpu_privatized takes " << priv.timing.ms.median << " ms (kernels " << priv.breakdown.kernels_ms
-              << " ms), all_gpu " << glob.timing.ms.median << " ms (kernels " << glob.breakdown.kernels_ms
-              << " ms): " << ratio << "x; needs " << min_ratio << "x";
+            d << "all_gpu_privatized takes " << priv.timing.ms.min << " ms (fastest call; kernels "
+              << priv.breakdown.kernels_ms << " ms), all_gpu " << glob.timing.ms.min << " ms (kernels "
+              << glob.breakdown.kernels_ms << " ms): " << ratio << "x; needs " << min_ratio << "x";
           });
     });
   }
