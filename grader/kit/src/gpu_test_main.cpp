@@ -1,4 +1,5 @@
-// main() of the GPU tests of common/: without a GPU, a visible skip (exit 77, CTest "Skipped").
+// main() of the project's GPU tests (gpu-tests, the labs' device-reference self-tests): without a
+// GPU, a visible skip (exit 77, CTest "Skipped"). Link grader_gpu_test_main.
 #include "grader/catch.hpp"
 #include "workbook/device_query.hpp"
 
