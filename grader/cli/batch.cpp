@@ -68,8 +68,9 @@ void add_machine_options(CLI::App* b, BatchCommand& o) {
       ->group("");
   b->add_option("-j,--jobs", o.batch.jobs, "Submissions prepared and built at once (default: CPU count)")
       ->check(CLI::Range(1, 4096));
-  b->add_option("--gpu-jobs", o.batch.gpu_jobs, "Correctness runs on each GPU at once; timed runs are always alone")
-      ->capture_default_str()
+  b->add_option("--gpu-jobs", o.batch.gpu_jobs,
+                "Correctness runs on each GPU at once (default: 16 over the node, 2 to 8 a GPU); timed runs are "
+                "always alone")
       ->check(CLI::Range(1, 256));
   b->add_option("--gpus", o.batch.gpus, "The GPUs to grade on: all (default), or e.g. 0,2 or 0-3 ('grader devices')");
   b->add_option("--gpu-apps-command", o.batch.gpu_apps_command,

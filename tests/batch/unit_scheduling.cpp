@@ -67,6 +67,15 @@ TEST_CASE("a child's CUDA_VISIBLE_DEVICES follows the grader's own", "[batch][gp
   CHECK(child_visible_devices("GPU-aaaa, GPU-bbbb", 1) == "GPU-bbbb");
 }
 
+TEST_CASE("by default 16 correctness phases share the node, 2 to 8 a GPU", "[batch][gpus]") {
+  CHECK(shared_phases_per_gpu(1) == 8);
+  CHECK(shared_phases_per_gpu(2) == 8);
+  CHECK(shared_phases_per_gpu(4) == 4);
+  CHECK(shared_phases_per_gpu(8) == 2);
+  CHECK(shared_phases_per_gpu(16) == 2);
+  CHECK(shared_phases_per_gpu(0) == 8);  // no GPU (--build-only): one slot stands for it
+}
+
 TEST_CASE("shared phases spread over the GPUs, the least busy first", "[batch][gpus]") {
   GpuPool pool(fake_gpus({kH100, kH100, kH100, kH100}), 2);
   std::vector<GpuPool::Lease> held;

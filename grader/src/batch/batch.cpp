@@ -1186,11 +1186,13 @@ void Batch::prepare_gpus() {
   }
   // Without a GPU (--build-only, the CPU tests' --run-without-gpu) one slot stands for the GPU:
   // its gate still orders the runs, and no CUDA_VISIBLE_DEVICES is set.
-  pool_ = std::make_unique<GpuPool>(chosen.empty() ? std::vector<GpuSlot>{GpuSlot{}} : chosen, o_.gpu_jobs);
+  const int shared =
+      o_.gpu_jobs > 0 ? o_.gpu_jobs : shared_phases_per_gpu(std::max<int>(1, static_cast<int>(chosen.size())));
+  pool_ = std::make_unique<GpuPool>(chosen.empty() ? std::vector<GpuSlot>{GpuSlot{}} : chosen, shared);
   std::string command = o_.gpu_apps_command;
   if (command.empty() && !chosen.empty() && !find_in_path("nvidia-smi").empty())
     command = "nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits";
-  if (command != "none" && !command.empty() && o_.gpu_jobs > 1) watch_ = std::make_unique<GpuMemoryWatch>(command, 1.0);
+  if (command != "none" && !command.empty() && shared > 1) watch_ = std::make_unique<GpuMemoryWatch>(command, 1.0);
 }
 
 // The template proves itself on the starter (which builds as shipped) before any submission uses

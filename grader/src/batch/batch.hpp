@@ -66,7 +66,7 @@ struct BatchOptions {
   // "no GPU".
   bool run_without_gpu = false;
   int jobs = 0;      // submissions prepared and built at once (0: the CPU count)
-  int gpu_jobs = 8;  // correctness runs on each GPU at once (timed runs: always one)
+  int gpu_jobs = 0;  // correctness runs on each GPU at once (timed runs: always one); 0: shared_phases_per_gpu()
   // --gpus: the GPUs to grade on, as the grader's CUDA ordinals ("0,2", "0-3"); "all": every
   // visible one. Submissions spread over them (batch/gpu_pool.hpp), each on one GPU model.
   std::string gpus = "all";

@@ -65,6 +65,8 @@ std::string child_visible_devices(const char* parent, int ordinal) {
   return std::to_string(ordinal);
 }
 
+int shared_phases_per_gpu(int gpus) { return std::clamp(16 / std::max(1, gpus), 2, 8); }
+
 std::vector<std::string> gpu_models(const std::vector<GpuSlot>& gpus) {
   std::vector<std::string> models;
   for (const auto& g : gpus)

@@ -38,6 +38,15 @@ std::vector<GpuSlot> choose_gpus(const std::vector<GpuSlot>& visible, const std:
 // (an index, a UUID, a MIG name), else the ordinal itself.
 std::string child_visible_devices(const char* parent, int ordinal);
 
+// How many correctness phases share each of `gpus` GPUs by default (`--gpu-jobs` unset): 16 over
+// the node, from 2 to 8 a GPU. A phase's allocations and CUDA contexts go through the driver's
+// control path, which every process of the machine shares whatever its GPU (on a node of 4 H100s
+// a 4 MiB allocation took 0.14 ms alone, 4.2 ms each with 16 processes, 9.4 ms with 32), so past
+// about 16 at once more phases slow each other down: 40 matmul-tiled submissions took 95.5 s over
+// four GPUs with 4 a GPU, 112.6 s with 8 (2026-11-27). On one GPU, 8 kept a 16-core node busier
+// than 4 where the phases are mostly CPU work (particle-storm's class: 59.9 s against 67.4 s).
+int shared_phases_per_gpu(int gpus);
+
 // The models among `gpus`, in order of first appearance.
 std::vector<std::string> gpu_models(const std::vector<GpuSlot>& gpus);
 
