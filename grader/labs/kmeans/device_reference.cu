@@ -130,12 +130,6 @@ __global__ void centroids_kernel(const double* partial, int chunks, int nc, int 
 
 unsigned grid(long long items, int per_block) { return static_cast<unsigned>((items + per_block - 1) / per_block); }
 
-template <class T>
-void download(std::vector<T>& host, const workbook::DeviceBuffer<T>& device, cudaStream_t stream) {
-  host.resize(device.size());
-  CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), device.bytes(), cudaMemcpyDeviceToHost, stream));
-}
-
 }  // namespace
 
 Reference reference_kmeans_device(const std::vector<double>& objects, const Problem& p) {
@@ -172,10 +166,10 @@ Reference reference_kmeans_device(const std::vector<double>& objects, const Prob
     delta = static_cast<double>(moved) / n;
     ++r.loops;
   } while (delta > p.threshold && r.loops < p.maxLoops);
-  download(r.membership, membership, stream);
-  download(r.clusters, clusters, stream);
-  download(r.assigned_with, assigned_with, stream);
-  stream.synchronize();
+  // The stream is idle (synchronized above): DeviceBuffer's own download is ordered after it.
+  r.membership = membership.download();
+  r.clusters = clusters.download();
+  r.assigned_with = assigned_with.download();
   return r;
 }
 
