@@ -87,11 +87,20 @@ TEST_CASE("decided_by_limit: a majority on one side past the margin, or all far 
   CHECK(decided({50}));                 // half the limit: three later calls would need to be 2x slower
   CHECK(decided({30, 45}));
   CHECK_FALSE(decided({51}));
-  CHECK_FALSE(decided({30, 60}));       // the clear pass needs every call at half the limit
+  CHECK(decided({30, 72}));             // two calls under 0.725 of it: three later ones 1.38x slower
+  CHECK(decided({72, 72}));
+  CHECK_FALSE(decided({30, 73}));       // the bar after two calls is 0.725 of the limit
+  CHECK_FALSE(decided({73, 30}));
   CHECK_FALSE(decided({400}));          // far over, once: a slow first call is never failed early
   CHECK_FALSE(decided({400, 400}));
   CHECK_FALSE(decided({}));
   CHECK_FALSE(decided({std::nan(""), 10}));  // a call with no time decides nothing
   CHECK_FALSE(workbook::decided_by_limit(0.0, 5)({1, 1, 1}));  // no limit known: never decided
   CHECK(workbook::decided_by_limit(100.0, 1)({90}));           // min_runs 1: one call is the median
+  // min_runs 10 (a majority of 6): the bar rises by 0.09 a call, 0.86 after five.
+  const auto ten = workbook::decided_by_limit(100.0, 10, 0.05, 0.5);
+  CHECK(ten({58, 58}));
+  CHECK_FALSE(ten({58, 60}));
+  CHECK(ten({85, 85, 85, 85, 85}));
+  CHECK_FALSE(ten({86, 86, 86, 86, 87}));
 }

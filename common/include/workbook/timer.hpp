@@ -44,10 +44,11 @@ struct TimingOptions {
 //   - min_runs / 2 + 1 calls, every one more than `margin` (a fraction) under the limit or every
 //     one more than `margin` over it: the median would be on that side too (the margin covers
 //     the calls past min_runs that the CV target could have added);
-//   - or, for a pass only, every call so far (one is enough) at most `clear` of the limit: to
-//     move the median over it, min_runs / 2 + 1 later calls would each have to be 1 / clear
-//     times slower than every call before. A slow first call (modules loading, first touch) is
-//     never failed early: a fail needs the majority.
+//   - or, for a pass only, fewer calls, every one at most a bar of the limit that rises from
+//     `clear` after one call to 1 - margin at the majority: to move the median over the limit,
+//     the later calls would each have to be 1 / bar times slower than every call before (with
+//     5 runs: 2x after one call at half the limit, 1.38x after two at 0.725 of it). A slow first
+//     call (modules loading, first touch) is never failed early: a fail needs the majority.
 std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms, int min_runs, double margin = 0.05,
                                                                  double clear = 0.5);
 
