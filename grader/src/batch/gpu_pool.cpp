@@ -213,6 +213,11 @@ void GpuPool::finish_model(const std::string& model) {
     if (models_[m] == model && assigned_[m] > 0) --assigned_[m];
 }
 
+int GpuPool::waiting_shared() const {
+  std::lock_guard<std::mutex> l(m_);
+  return waiting_shared_;
+}
+
 std::vector<int> GpuPool::busy() const {
   std::lock_guard<std::mutex> l(m_);
   std::vector<int> out;

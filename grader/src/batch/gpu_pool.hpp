@@ -82,6 +82,7 @@ public:
 
   // For tests and the progress line: phases running on each GPU now (exclusive counts as one).
   std::vector<int> busy() const;
+  int waiting_shared() const;  // correctness phases blocked in acquire() now
 
 private:
   using Clock = std::chrono::steady_clock;
