@@ -151,7 +151,8 @@ std::function<bool(const std::vector<double>&)> decided_by_limit(double limit_ms
     if (calls >= majority) return *hi < limit_ms * (1 - margin) || *lo > limit_ms * (1 + margin);
     // Fewer calls than a majority: a pass when every call is under a bar that rises from `clear`
     // at one call to 1 - margin at a majority (linearly in the number of calls).
-    const double bar = majority > 1 ? clear + (1 - margin - clear) * (calls - 1) / (majority - 1) : clear;
+    // (Here majority >= 2, since calls >= 1.)
+    const double bar = clear + (1 - margin - clear) * (calls - 1) / (majority - 1);
     return *hi <= limit_ms * bar;
   };
 }
