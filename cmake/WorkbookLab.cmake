@@ -107,14 +107,17 @@ function(workbook_add_lab lab)
   endforeach()
 
   # The project's own tests (label "project"):
-  #  - the reference solution passes every test of the lab (on a GPU; skipped without one);
-  #  - `grader check` on the reference reports every check passed;
+  #  - the reference solution passes every correctness and static test of the lab, run directly
+  #    (on a GPU; skipped without one);
+  #  - `grader check` on the reference reports every check passed, the timed ones included: with
+  #    the thresholds `grader check` derives for this machine, where the program run directly has
+  #    only lab.toml's, which are an H100's (transpose_tiled's share of the copy is 0.39 on an H200);
   #  - `grader check` on the shipped starter reports its correctness cases incorrect (the
   #    checks bite) and nothing crashed.
   #  (the first two only where solutions/<lab>/ is).
   set(expects starter)
   if(TARGET reference-${lab})
-    add_test(NAME reference/${lab} COMMAND reference-${lab})
+    add_test(NAME reference/${lab} COMMAND reference-${lab} "~[performance]")
     set_tests_properties(reference/${lab} PROPERTIES LABELS "project;gpu" SKIP_RETURN_CODE 77 RUN_SERIAL ON)
     set(expects reference starter)
   endif()
