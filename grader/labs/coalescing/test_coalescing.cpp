@@ -9,6 +9,7 @@
 #include "coalescing.h"
 #include "grader/baseline_cache.hpp"
 #include "grader/grading.hpp"
+#include "grader/kept_cases.hpp"
 #include "grader/verdicts.hpp"
 #include "leaderboard_kernels.hpp"
 #include "device_reference.hpp"
@@ -159,6 +160,21 @@ private:
   DeviceBuffer<double> E_;
 };
 
+// The case of a shape, kept from case to case (grader/kept_cases.hpp says why and what draw()
+// must do for it): a shape comes back in every draw and every exercise, and the performance
+// size in each exercise's timing.
+constexpr double kKeptBytes = 2.5 * (1ull << 30);  // one add case at 8192 x 8192: 1.9 GB
+AddCase& kept_add_case(const Shape& s) {
+  static grading::KeptCases<AddCase, std::pair<int, int>> kept(kKeptBytes);
+  const double bytes = (5.0 * sizeof(float) + sizeof(double)) * s.count();
+  return kept.get({s.M, s.N}, bytes, [&] { return std::make_unique<AddCase>(s); });
+}
+TransposeCase& kept_transpose_case(const Shape& s) {
+  static grading::KeptCases<TransposeCase, std::pair<int, int>> kept(kKeptBytes);
+  const double bytes = (3.0 * sizeof(float) + sizeof(double)) * s.count();
+  return kept.get({s.M, s.N}, bytes, [&] { return std::make_unique<TransposeCase>(s); });
+}
+
 // "C[0][0]: expected 0.25, got nan; ...", plus a pointer to the TODOs when the kernel wrote
 // nothing at all (every element still holds the poison's bits): the usual first report.
 std::string describe_wrong(const workbook::Comparison& cmp, const std::string& name, const std::string& exercise) {
@@ -171,7 +187,7 @@ std::string describe_wrong(const workbook::Comparison& cmp, const std::string& n
 // One call of the kernel on the case's inputs; the verdict goes into `r`.
 void run_add_once(const Shape& s, int repeat, const AddLauncher& launch, CaseResult& r) {
   workbook::Stream stream;
-  AddCase c(s);
+  AddCase& c = kept_add_case(s);
   c.draw(repeat, stream);
   {
     workbook::PhaseScope phase(workbook::Phase::Call);
@@ -193,7 +209,7 @@ void run_add_once(const Shape& s, int repeat, const AddLauncher& launch, CaseRes
 
 void run_transpose_once(const Shape& s, int repeat, const TransposeLauncher& launch, CaseResult& r) {
   workbook::Stream stream;
-  TransposeCase c(s);
+  TransposeCase& c = kept_transpose_case(s);
   c.draw(repeat, stream);
   {
     workbook::PhaseScope phase(workbook::Phase::Call);
@@ -298,7 +314,7 @@ struct Measured {
 Measured measure_add(const std::string& exercise, const AddLauncher& launch) {
   const Shape s = perf_shape();
   workbook::Stream stream;
-  AddCase c(s);
+  AddCase& c = kept_add_case(s);
   Measured m;
   m.bytes = add_bytes(s);
   std::uint64_t call = 16;  // 0 and 1 are the correctness cases' draws
@@ -315,7 +331,7 @@ Measured measure_add(const std::string& exercise, const AddLauncher& launch) {
 Measured measure_transpose(const std::string& exercise, const TransposeLauncher& launch) {
   const Shape s = perf_shape();
   workbook::Stream stream;
-  TransposeCase c(s);
+  TransposeCase& c = kept_transpose_case(s);
   Measured m;
   m.bytes = transpose_bytes(s);
   std::uint64_t call = 16;

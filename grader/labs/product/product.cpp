@@ -4,6 +4,7 @@
 #include "grader/baseline_cache.hpp"
 #include "grader/device_inputs.hpp"
 #include "grader/grading.hpp"
+#include "grader/kept_cases.hpp"
 #include "grader/verdicts.hpp"
 #include "sequential.hpp"
 #include "workbook/device_buffer.hpp"
@@ -14,12 +15,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <iostream>
-#include <list>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 namespace product_grading {
@@ -117,39 +117,13 @@ private:
   workbook::Tolerance tol_;
 };
 
-// The DeviceCase of a shape and offset, kept from case to case: a shape comes back in every
-// draw and every exercise (36 cases of 10 shapes, three times over), and its allocations are
-// calls into the driver, serialized across the node's GPUs: with 16 test programs on four GPUs
-// a cudaMalloc took 3 ms, not 0.1 (2026-11-28, H200 x4). draw() makes every buffer new (A, B
-// and C poisoned, guards included; the grader's own redrawn), so a kept case carries nothing
-// over. What the submission sees (A, B, C) was always shared with it; the grader's own buffers
-// never are, whichever case they serve. Up to kKeptBytes are kept, the oldest dropped first.
+// The DeviceCase of a shape and offset, kept from case to case (grader/kept_cases.hpp says why
+// and what draw() must do for it): a shape comes back in every draw and every exercise.
 DeviceCase& kept_case(const Shape& s, int offset) {
-  constexpr double kKeptBytes = 1.5 * (1ull << 30);
-  struct Kept {
-    Shape shape;
-    int offset;
-    std::unique_ptr<DeviceCase> dc;
-    double bytes;
-  };
-  static std::list<Kept> kept;  // the most recently used first
-  const auto same = [&](const Kept& k) {
-    return k.offset == offset && k.shape.M == s.M && k.shape.N == s.N && k.shape.K == s.K;
-  };
-  if (auto it = std::find_if(kept.begin(), kept.end(), same); it != kept.end()) {
-    kept.splice(kept.begin(), kept, it);
-    return *kept.front().dc;
-  }
+  static grading::KeptCases<DeviceCase, std::tuple<int, int, int, int>> kept(1.5 * (1ull << 30));
   // Per element of M x K + K x N + M x N: A, B, C and the two drawn as float, E as double.
   const double bytes = 8.0 * (double(s.M) * s.K + double(s.K) * s.N) + 12.0 * double(s.M) * s.N;
-  double total = bytes;
-  for (const Kept& k : kept) total += k.bytes;
-  while (!kept.empty() && total > kKeptBytes) {
-    total -= kept.back().bytes;
-    kept.pop_back();
-  }
-  kept.push_front({s, offset, std::make_unique<DeviceCase>(s, offset), bytes});
-  return *kept.front().dc;
+  return kept.get({s.M, s.N, s.K, offset}, bytes, [&] { return std::make_unique<DeviceCase>(s, offset); });
 }
 
 // "C[0][0]: expected 3, got nan; ...", plus where to look when nothing at all was written (the
