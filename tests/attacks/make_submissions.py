@@ -126,6 +126,7 @@ subs = {
     'vendor-cublas': without_tiled + fx('vendor-cublas'),
     'escape-rows': without_tiled + fx('escape-rows'),
     'prefetch-thread': without_tiled + fx('prefetch-thread'),
+    'replay-tiled': without_tiled + fx('replay-tiled'),
     'cg-tiles': cg_tiles,
 }
 if only:

@@ -78,6 +78,10 @@ void init(const Defaults& defaults) {
 
 const grader::LabConfig& config() { return context().config; }
 std::uint64_t seed() { return context().seed; }
+std::uint64_t timed_draw() {
+  static std::uint64_t next = 0;
+  return next++;
+}
 std::filesystem::path source_file(const std::string& name) { return context().source_dir / name; }
 
 workbook::TimingOptions timing_options() {

@@ -320,7 +320,6 @@ Measured measure(const std::string& exercise, kmeans::Version version, const Ins
   std::vector<double> clusters(static_cast<std::size_t>(p.numClusters) * p.numCoords);
   const kmeans::Params params = params_of(in);
   int loops = 0;
-  std::uint64_t call = 0;
   Reference& expected = buffers.expected;
   Measured m;
   workbook::TimingOptions options = grading::timing_options();
@@ -329,7 +328,8 @@ Measured measure(const std::string& exercise, kmeans::Version version, const Ins
       stream, [&] { loops = version(objects.data(), params, membership.data(), clusters.data(), timeline); },
       [&] {
         workbook::PhaseScope phase(workbook::Phase::Inputs);
-        shuffled_call(in, workbook::derive_seed(grading::seed(), kGradingShuffleStream + call++), objects, expected);
+        shuffled_call(in, workbook::derive_seed(grading::seed(), kGradingShuffleStream + grading::timed_draw()),
+                      objects, expected);
         timeline.reset();
         std::memset(membership.data(), kMembershipPoisonByte, membership.size() * sizeof(int));
         std::memset(clusters.data(), kClustersPoisonByte, clusters.size() * sizeof(double));

@@ -37,6 +37,11 @@ struct Defaults {
 void init(const Defaults& defaults);  // reads the environment; prints seed and configuration
 const grader::LabConfig& config();
 std::uint64_t seed();
+// A number no other timed call of this program has drawn its inputs with: the timings of one
+// program (naive, then tiled with each tile width; kmeans' five versions) must not see the same
+// inputs in the same order, or a submission could replay the products one timing computed as
+// another's answers (tests/attacks: replay-tiled). The first is 0; each call adds one.
+std::uint64_t timed_draw();
 std::filesystem::path source_file(const std::string& name);  // a student's file, by name
 workbook::TimingOptions timing_options();                    // from [timing] in lab.toml
 workbook::ContestOptions contest_options();                  // leaderboard calls: see contest.hpp
