@@ -10,8 +10,12 @@ constexpr std::size_t kBlock = 2u << 20;
 
 void use_whole_blocks(bool on) { g_whole_blocks = on; }
 
+std::size_t allocated_bytes(std::size_t bytes) {
+  return g_whole_blocks ? (bytes + kBlock - 1) / kBlock * kBlock : bytes;
+}
+
 void* device_allocate(std::size_t bytes) {
-  if (g_whole_blocks) bytes = (bytes + kBlock - 1) / kBlock * kBlock;
+  bytes = allocated_bytes(bytes);
   void* p = nullptr;
   CUDA_CHECK(cudaMalloc(&p, bytes));
   return p;

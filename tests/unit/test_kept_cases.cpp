@@ -1,6 +1,8 @@
 // grading::KeptCases: a case made once per key, used again, the oldest dropped past the cap.
 #include "grader/catch.hpp"
 #include "grader/kept_cases.hpp"
+#include "workbook/device_buffer.hpp"
+#include "workbook/guarded_buffer.hpp"
 
 #include <memory>
 #include <string>
@@ -52,4 +54,14 @@ TEST_CASE("KeptCases keeps one case larger than its cap, alone", "[kept]") {
   CHECK(kept.size() == 1);
   CHECK(&kept.get(9, 100, make(9)) == &big);
   CHECK(log == std::vector<std::string>{"make 1", "free 1", "make 9"});
+}
+
+TEST_CASE("A kept case is counted as the GPU memory its buffers take", "[kept]") {
+  workbook::use_whole_blocks(true);
+  CHECK(workbook::allocated_bytes(4) == (2u << 20));
+  CHECK(workbook::allocated_bytes((2u << 20) + 1) == (4u << 20));
+  CHECK(workbook::GuardedBuffer<float>::allocated_bytes(1) == (2u << 20));  // 8 KiB of guards and one float
+  workbook::use_whole_blocks(false);
+  CHECK(workbook::allocated_bytes(4) == 4);
+  CHECK(workbook::GuardedBuffer<float>::allocated_bytes(1) == 8192 + 4);
 }

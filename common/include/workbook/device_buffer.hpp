@@ -17,6 +17,8 @@ namespace workbook {
 // allocation up to whole blocks gives each one a block of its own.
 void use_whole_blocks(bool on);
 void* device_allocate(std::size_t bytes);  // throws CudaError
+// What device_allocate(bytes) takes of the GPU's memory (rounded to whole blocks when they are on).
+std::size_t allocated_bytes(std::size_t bytes);
 
 template <class T>
 class DeviceBuffer {

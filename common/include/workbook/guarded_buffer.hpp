@@ -22,6 +22,10 @@ public:
   static constexpr std::size_t kGuard = kGuardBytes / sizeof(T);
 
   explicit GuardedBuffer(std::size_t count) : count_(count), storage_(count + 2 * kGuard) {}
+  // What one of `count` elements takes of the GPU's memory, guards included.
+  static std::size_t allocated_bytes(std::size_t count) {
+    return workbook::allocated_bytes((count + 2 * kGuard) * sizeof(T));
+  }
 
   T* data() { return storage_.data() + kGuard; }
   std::size_t size() const { return count_; }

@@ -121,8 +121,13 @@ private:
 // and what draw() must do for it): a shape comes back in every draw and every exercise.
 DeviceCase& kept_case(const Shape& s, int offset) {
   static grading::KeptCases<DeviceCase, std::tuple<int, int, int, int>> kept(1.5 * (1ull << 30));
-  // Per element of M x K + K x N + M x N: A, B, C and the two drawn as float, E as double.
-  const double bytes = 8.0 * (double(s.M) * s.K + double(s.K) * s.N) + 12.0 * double(s.M) * s.N;
+  const std::size_t a = std::size_t(s.M) * s.K + offset, b = std::size_t(s.K) * s.N + offset,
+                    c = std::size_t(s.M) * s.N + offset;
+  using Guarded = workbook::GuardedBuffer<float>;
+  const double bytes =
+      double(Guarded::allocated_bytes(a) + Guarded::allocated_bytes(b) + Guarded::allocated_bytes(c) +
+             workbook::allocated_bytes(a * sizeof(float)) + workbook::allocated_bytes(b * sizeof(float)) +
+             workbook::allocated_bytes(c * sizeof(double)));
   return kept.get({s.M, s.N, s.K, offset}, bytes, [&] { return std::make_unique<DeviceCase>(s, offset); });
 }
 

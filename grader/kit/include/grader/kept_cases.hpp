@@ -12,9 +12,10 @@
 // one use to the next. A buffer the call sees was shared with the submission from the start; the
 // grader's own buffers never are, in whichever case they serve.
 //
-// Cases are kept up to max_bytes (the most recently used first; the oldest dropped). One case
-// larger than that is still kept, alone: a timed phase measures several kernels on one large
-// shape.
+// Cases are kept up to max_bytes (the most recently used first; the oldest dropped), counted as
+// the GPU memory they take (workbook::allocated_bytes: IPC gives each buffer whole 2 MiB blocks).
+// One case larger than that is still kept, alone: a timed phase measures several kernels on one
+// large shape. Not thread-safe: a test program's cases run on one thread.
 #pragma once
 
 #include <algorithm>
