@@ -67,7 +67,7 @@ unsigned blocks(std::size_t n) { return static_cast<unsigned>((n + 255) / 256); 
 // its verdict, the device synchronised.
 template <class Launch>
 Verdict run_check(cudaStream_t s, const Launch& launch_check) {
-  workbook::DeviceBuffer<Verdict> v(1);
+  thread_local workbook::DeviceBuffer<Verdict> v(1);  // kept: grading::device::compare says why
   const Verdict start{0, ~0ull};
   CUDA_CHECK(cudaMemcpyAsync(v.data(), &start, sizeof start, cudaMemcpyHostToDevice, s));
   launch_check(v.data());

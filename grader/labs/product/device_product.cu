@@ -69,7 +69,7 @@ void expected_product(const float* A, const float* B, double* E, double* S, int 
 
 std::string check_product(const float* C, const double* E, const double* S, int M, int N, cudaStream_t s) {
   const std::size_t n = static_cast<std::size_t>(M) * N;
-  workbook::DeviceBuffer<Verdict> v(1);
+  thread_local workbook::DeviceBuffer<Verdict> v(1);  // kept: grading::device::compare says why
   const Verdict start{0, ~0ull};
   CUDA_CHECK(cudaMemcpyAsync(v.data(), &start, sizeof start, cudaMemcpyHostToDevice, s));
   CUDA_CHECK_LAUNCH(check_kernel<<<blocks(n), 256, 0, s>>>(C, E, S, n, v.data()));
