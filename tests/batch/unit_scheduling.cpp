@@ -301,6 +301,25 @@ TEST_CASE("a phase that crashed beside others runs again alone, a hang never doe
   CHECK(reason_to_run_alone({fine}, "no result after 120 s (lab.toml timeout_s)", true).empty());
 }
 
+TEST_CASE("crashes that the output explains by launch errors do not run again alone", "[batch][oom]") {
+  CaseResult fine;
+  fine.outcome = Outcome::Passed;
+  CaseResult crashed;
+  crashed.outcome = Outcome::Crashed;
+  crashed.detail = "tiled: the program running your code exited with status 1 during this call";
+  const std::string one = "CUDA error: invalid configuration argument at matmul.cu:88\n";
+  CHECK(launch_errors_named(one + one + "cudaErrorLaunchOutOfResources") == 3);
+  CHECK(reason_to_run_alone({fine, crashed}, one, true).empty());
+  CHECK(reason_to_run_alone({crashed, crashed}, one + one, true).empty());
+  // A crash the output does not explain may be a neighbour's doing: an unchecked allocation
+  // that failed beside a hog, then an illegal address.
+  CHECK(reason_to_run_alone({crashed, crashed}, one, true) == "crashed");
+  CHECK(reason_to_run_alone({crashed}, "an illegal memory access was encountered", true) == "crashed");
+  CHECK(reason_to_run_alone({crashed}, one + "out of memory", true) == "out of GPU memory");
+  // The program itself ended abnormally with no case recorded as crashed: run again.
+  CHECK(reason_to_run_alone({fine}, one + "killed by SIGSEGV", true) == "crashed");
+}
+
 TEST_CASE("nvidia-smi's compute apps are read, odd rows skipped", "[batch][oom]") {
   const auto apps = parse_compute_apps("1234, 70000\n 99, GPU-abc, 512 MiB\n[N/A], 3\npid, used_gpu_memory [MiB]\n");
   REQUIRE(apps.size() == 2);

@@ -56,6 +56,17 @@ bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::str
                      [](const CaseResult& c) { return !c.passed() && mentions_out_of_memory(c.detail); });
 }
 
+int launch_errors_named(const std::string& text) {
+  const std::string t = lower(text);
+  int named = 0;
+  for (const char* error :
+       {"invalid configuration argument", "cudaerrorinvalidconfiguration", "too many resources requested for launch",
+        "cudaerrorlaunchoutofresources", "no kernel image is available", "cudaerrornokernelimagefordevice",
+        "invalid device function", "cudaerrorinvaliddevicefunction"})
+    for (auto at = t.find(error); at != std::string::npos; at = t.find(error, at + 1)) ++named;
+  return named;
+}
+
 std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const std::string& ended_how,
                                 bool ended_abnormally) {
   if (phase_out_of_memory(recorded, ended_how)) return "out of GPU memory";
@@ -63,10 +74,11 @@ std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const s
     return text.find("did not finish") != std::string::npos || text.find("no result after") != std::string::npos;
   };
   if (std::any_of(recorded.begin(), recorded.end(), [&](const CaseResult& c) { return hang(c.detail); })) return "";
-  const bool failed = std::any_of(recorded.begin(), recorded.end(), [](const CaseResult& c) {
+  const auto failed = std::count_if(recorded.begin(), recorded.end(), [](const CaseResult& c) {
     return c.outcome == Outcome::Crashed || c.outcome == Outcome::Error;
   });
-  return failed || (ended_abnormally && !hang(ended_how)) ? "crashed" : "";
+  if (failed > 0 && launch_errors_named(ended_how) >= failed) return "";  // each crash its own launch's
+  return failed > 0 || (ended_abnormally && !hang(ended_how)) ? "crashed" : "";
 }
 
 std::vector<GpuApp> parse_compute_apps(const std::string& csv) {

@@ -28,11 +28,19 @@ bool mentions_out_of_memory(const std::string& text);
 // status's detail, the end of its log), says so.
 bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::string& ended_how);
 
+// How many times `text` names a launch error that the launch alone decides: a block of more
+// threads than a block may have, more registers or shared memory than one may use, no code for
+// this GPU. No neighbour on the GPU can cause one (unlike a failed allocation, or what follows
+// an unchecked one: an illegal address, a bad argument, a crash).
+int launch_errors_named(const std::string& text);
+
 // Why a phase that shared its GPU should run again alone, "" when nothing says its neighbours
 // could have caused its failure: "out of GPU memory" (phase_out_of_memory), or "crashed" when a
 // case crashed or failed with an error, or the program ended abnormally, other than by a hang.
 // A process started beside one that holds the GPU's memory can fail in its CUDA start-up with
-// no word of memory; a hang is never run again (it would cost a second timeout).
+// no word of memory; a hang is never run again (it would cost a second timeout), and neither are
+// crashes that the output explains, one launch error each (launch_errors_named): a course's
+// error check that prints the error and exits, after a launch of 64 x 64 threads.
 std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const std::string& ended_how,
                                 bool ended_abnormally);
 
