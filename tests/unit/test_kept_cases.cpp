@@ -19,12 +19,17 @@ struct Counted {
   std::string name_;
 };
 
+// make(key) for KeptCases::get: a Counted named by its key, logged in `log`.
+auto maker(std::vector<std::string>& log) {
+  return [&log](int key) { return [&log, key] { return std::make_unique<Counted>(log, std::to_string(key)); }; };
+}
+
 }  // namespace
 
 TEST_CASE("KeptCases makes a case once per key and returns the same one after", "[kept]") {
   std::vector<std::string> log;
   grading::KeptCases<Counted, int> kept(100);
-  const auto make = [&](int key) { return [&log, key] { return std::make_unique<Counted>(log, std::to_string(key)); }; };
+  const auto make = maker(log);
   Counted& a = kept.get(1, 10, make(1));
   Counted& b = kept.get(2, 10, make(2));
   CHECK(&kept.get(1, 10, make(1)) == &a);
@@ -36,7 +41,7 @@ TEST_CASE("KeptCases makes a case once per key and returns the same one after", 
 TEST_CASE("KeptCases frees the least recently used first, before making the new case", "[kept]") {
   std::vector<std::string> log;
   grading::KeptCases<Counted, int> kept(25);
-  const auto make = [&](int key) { return [&log, key] { return std::make_unique<Counted>(log, std::to_string(key)); }; };
+  const auto make = maker(log);
   kept.get(1, 10, make(1));
   kept.get(2, 10, make(2));
   kept.get(1, 10, make(1));  // 1 is now the most recent: 2 goes first
@@ -48,7 +53,7 @@ TEST_CASE("KeptCases frees the least recently used first, before making the new 
 TEST_CASE("KeptCases keeps one case larger than its cap, alone", "[kept]") {
   std::vector<std::string> log;
   grading::KeptCases<Counted, int> kept(25);
-  const auto make = [&](int key) { return [&log, key] { return std::make_unique<Counted>(log, std::to_string(key)); }; };
+  const auto make = maker(log);
   kept.get(1, 10, make(1));
   Counted& big = kept.get(9, 100, make(9));
   CHECK(kept.size() == 1);

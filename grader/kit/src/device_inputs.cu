@@ -87,7 +87,7 @@ workbook::Comparison compare(const float* got, const double* expected, std::size
   if (c.checked == 0) return c;
   // One verdict a thread, kept until the thread ends: an allocation per comparison was a driver
   // call per case and per timed call, and those are serialized across the node's GPUs
-  // (product.cpp: kept_case). A comparison returns only once its stream is idle.
+  // (grader/kept_cases.hpp). A comparison returns only once its stream is idle.
   thread_local workbook::DeviceBuffer<Verdict> v(1);
   const Verdict start{0, 0, ~0ull, 0};
   CUDA_CHECK(cudaMemcpyAsync(v.data(), &start, sizeof start, cudaMemcpyHostToDevice, stream));

@@ -90,6 +90,12 @@ class AddCase {
 public:
   explicit AddCase(const Shape& s)
       : s_(s), A_(s.count()), B_(s.count()), C_(s.count()), A_drawn_(s.count()), B_drawn_(s.count()), E_(s.count()) {}
+  // What a case of that shape takes of the GPU's memory (KeptCases' budget).
+  static double allocated_bytes(const Shape& s) {
+    return 3.0 * GuardedBuffer<float>::allocated_bytes(s.count()) +
+           2.0 * workbook::allocated_bytes(s.count() * sizeof(float)) +
+           double(workbook::allocated_bytes(s.count() * sizeof(double)));
+  }
   float* a() { return A_.data(); }
   float* b() { return B_.data(); }
   float* c() { return C_.data(); }
@@ -130,6 +136,12 @@ class TransposeCase {
 public:
   explicit TransposeCase(const Shape& s)
       : s_(s), in_(s.count()), out_(s.count()), in_drawn_(s.count()), E_(s.count()) {}
+  // What a case of that shape takes of the GPU's memory (KeptCases' budget).
+  static double allocated_bytes(const Shape& s) {
+    return 2.0 * GuardedBuffer<float>::allocated_bytes(s.count()) +
+           double(workbook::allocated_bytes(s.count() * sizeof(float))) +
+           double(workbook::allocated_bytes(s.count() * sizeof(double)));
+  }
   float* in() { return in_.data(); }
   float* out() { return out_.data(); }
   void draw(std::uint64_t number, cudaStream_t stream) {
@@ -171,11 +183,7 @@ struct KeptCase {
 };
 KeptCase& kept_case(bool add, const Shape& s) {
   static grading::KeptCases<KeptCase, std::tuple<bool, int, int>> kept(2.5 * (1ull << 30));
-  const std::size_t n = s.count();
-  const double matrix = double(GuardedBuffer<float>::allocated_bytes(n)),
-               drawn = double(workbook::allocated_bytes(n * sizeof(float))),
-               expected = double(workbook::allocated_bytes(n * sizeof(double)));
-  const double bytes = add ? 3 * matrix + 2 * drawn + expected : 2 * matrix + drawn + expected;
+  const double bytes = add ? AddCase::allocated_bytes(s) : TransposeCase::allocated_bytes(s);
   return kept.get({add, s.M, s.N}, bytes, [&] {
     auto k = std::make_unique<KeptCase>();
     if (add)

@@ -60,6 +60,14 @@ public:
         A_drawn_(std::size_t(s.M) * s.K),
         B_drawn_(std::size_t(s.K) * s.N),
         E_(std::size_t(s.M) * s.N) {}
+  // What a case of that shape and offset takes of the GPU's memory (KeptCases' budget).
+  static double allocated_bytes(const Shape& s, int offset) {
+    using Guarded = workbook::GuardedBuffer<float>;
+    const std::size_t a = std::size_t(s.M) * s.K, b = std::size_t(s.K) * s.N, c = std::size_t(s.M) * s.N;
+    return double(Guarded::allocated_bytes(a + offset) + Guarded::allocated_bytes(b + offset) +
+                  Guarded::allocated_bytes(c + offset) + workbook::allocated_bytes(a * sizeof(float)) +
+                  workbook::allocated_bytes(b * sizeof(float)) + workbook::allocated_bytes(c * sizeof(double)));
+  }
 
   float* a() { return A_.data() + offset_; }
   float* b() { return B_.data() + offset_; }
@@ -121,14 +129,8 @@ private:
 // and what draw() must do for it): a shape comes back in every draw and every exercise.
 DeviceCase& kept_case(const Shape& s, int offset) {
   static grading::KeptCases<DeviceCase, std::tuple<int, int, int, int>> kept(1.5 * (1ull << 30));
-  const std::size_t a = std::size_t(s.M) * s.K + offset, b = std::size_t(s.K) * s.N + offset,
-                    c = std::size_t(s.M) * s.N + offset;
-  using Guarded = workbook::GuardedBuffer<float>;
-  const double bytes =
-      double(Guarded::allocated_bytes(a) + Guarded::allocated_bytes(b) + Guarded::allocated_bytes(c) +
-             workbook::allocated_bytes(a * sizeof(float)) + workbook::allocated_bytes(b * sizeof(float)) +
-             workbook::allocated_bytes(c * sizeof(double)));
-  return kept.get({s.M, s.N, s.K, offset}, bytes, [&] { return std::make_unique<DeviceCase>(s, offset); });
+  return kept.get({s.M, s.N, s.K, offset}, DeviceCase::allocated_bytes(s, offset),
+                  [&] { return std::make_unique<DeviceCase>(s, offset); });
 }
 
 // "C[0][0]: expected 3, got nan; ...", plus where to look when nothing at all was written (the
