@@ -104,11 +104,15 @@ void Harness::spawn() {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     throw CallFailed(std::string("socketpair: ") + std::strerror(errno), true);
-  // The runner gets the environment without the grader's own settings (WORKBOOK_*), and the
+  // The runner gets the environment without the grader's own settings (WORKBOOK_*, the test
+  // program's one hardware queue), and the
   // socket as its only extra descriptor: everything else the harness holds is close-on-exec.
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "WORKBOOK_", 9) != 0) env.emplace_back(*e);
+    if (std::strncmp(*e, "WORKBOOK_", 9) != 0 && std::strncmp(*e, "CUDA_DEVICE_MAX_CONNECTIONS=", 28) != 0)
+      env.emplace_back(*e);
+  if (!options.runner_max_connections.empty())
+    env.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS=" + options.runner_max_connections);
   env.emplace_back("WORKBOOK_RUNNER_FD=3");
   if (options.polite) env.emplace_back("WORKBOOK_RUNNER_POLITE=1");
   env.emplace_back("WORKBOOK_RUNNER_CONTROL_FD=4");

@@ -20,6 +20,9 @@ struct HarnessOptions {
   // its synchronize instead of spinning. Timed phases spin on both sides for an exact clock; a
   // class's correctness phases, 16 at once on a 4-GPU node, would otherwise spin two cores each.
   bool polite = false;
+  // CUDA_DEVICE_MAX_CONNECTIONS as the test program found it ("" when unset): the runner gets
+  // that, while the test program itself runs with one hardware queue (test_main.cpp).
+  std::string runner_max_connections;
 };
 
 // Set once, before the first call (grading::init does it from WORKBOOK_RUNNER and lab.toml).
