@@ -320,6 +320,22 @@ TEST_CASE("crashes that the output explains by launch errors do not run again al
   CHECK(reason_to_run_alone({fine}, one + "killed by SIGSEGV", true) == "crashed");
 }
 
+TEST_CASE("\"invalid argument\" explains a crash only when no neighbour held the GPU's memory", "[batch][oom]") {
+  CaseResult crashed;
+  crashed.outcome = Outcome::Crashed;
+  crashed.detail = "tiled: the program running your code exited with status 1 during this call";
+  // What CUDA 13 printed for a 64 x 64 block (H200, 2026-11-28), and what a copy to the null
+  // pointer an unchecked cudaMalloc left prints too.
+  const std::string bad = "CUDA error: invalid argument at matmul.cu:126\n";
+  CHECK(launch_errors_named(bad + "cudaErrorInvalidValue") == 0);
+  CHECK(launch_errors_named(bad + "cudaErrorInvalidValue", true) == 2);
+  CHECK(launch_errors_named("invalid configuration argument", true) == 1);  // one error, not two
+  CHECK(reason_to_run_alone({crashed, crashed}, bad + bad, true, /*memory_held_beside=*/true) == "crashed");
+  CHECK(reason_to_run_alone({crashed, crashed}, bad + bad, true, /*memory_held_beside=*/false).empty());
+  CHECK(reason_to_run_alone({crashed, crashed}, bad, true, false) == "crashed");
+  CHECK(reason_to_run_alone({crashed}, "an illegal memory access was encountered", true, false) == "crashed");
+}
+
 TEST_CASE("nvidia-smi's compute apps are read, odd rows skipped", "[batch][oom]") {
   const auto apps = parse_compute_apps("1234, 70000\n 99, GPU-abc, 512 MiB\n[N/A], 3\npid, used_gpu_memory [MiB]\n");
   REQUIRE(apps.size() == 2);

@@ -173,6 +173,7 @@ private:
   void prepare_template();
   bool template_builds_starter(const fs::path& dir, std::string* why);
   void blame_memory_holder(Grading& g);
+  std::optional<GpuMemoryWatch::Holder> memory_holder_beside(const Grading& g);
   // A note for a student's feedback found after its grading (or during): added, files written again.
   void add_note_later(const std::string& student, const std::string& note);
   void account(const Grading& g);
@@ -736,7 +737,10 @@ IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   for (const auto& a : g.attempts) ended_how += "\n" + a.log_tail;
   const bool shared = std::any_of(g.attempts.begin(), g.attempts.end(), [](const PhaseAttempt& a) { return a.shared; });
   const bool abnormal = checks.status.state == RunState::Crashed || !checks.ended_in.empty();
-  const std::string why = shared ? reason_to_run_alone(read_results(results), ended_how, abnormal) : "";
+  const std::vector<CaseResult> recorded = shared ? read_results(results) : std::vector<CaseResult>{};
+  std::string why = shared ? reason_to_run_alone(recorded, ended_how, abnormal) : "";
+  if (why == "crashed" && watch_ && watch_->enabled() && !memory_holder_beside(g))
+    why = reason_to_run_alone(recorded, ended_how, abnormal, /*memory_held_beside=*/false);
   if (g_interrupted || why.empty()) return checks;
   blame_memory_holder(g);
   fs::remove(results);  // what the crowded run recorded is not the submission's result
@@ -748,10 +752,10 @@ IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   return run_isolated(kUntimedCases, results, phase(g, "checks-alone", true));
 }
 
-// The submission whose processes held the most memory beside an out-of-memory failure, told so
-// in its own feedback (and the victim's entry in batch.json names it for the instructor).
-void Batch::blame_memory_holder(Grading& g) {
-  if (!watch_ || !watch_->enabled()) return;
+// The submission whose processes held the most GPU memory (kHogMiB or more) beside g's phase
+// attempts, as the watch saw it; nullopt when none did, or nobody watched.
+std::optional<GpuMemoryWatch::Holder> Batch::memory_holder_beside(const Grading& g) {
+  if (!watch_ || !watch_->enabled()) return std::nullopt;
   watch_->sample();  // now too: a phase shorter than the watch's period may have no sample of its own
   const auto now = clock::now();
   std::optional<GpuMemoryWatch::Holder> worst;
@@ -760,6 +764,13 @@ void Batch::blame_memory_holder(Grading& g) {
             watch_->largest_beside(g.r.student, a.gpu, a.from - std::chrono::seconds(2), std::max(a.to, now));
         h && (!worst || h->peak_mib > worst->peak_mib))
       worst = h;
+  return worst;
+}
+
+// The submission whose processes held the most memory beside an out-of-memory failure, told so
+// in its own feedback (and the victim's entry in batch.json names it for the instructor).
+void Batch::blame_memory_holder(Grading& g) {
+  const auto worst = memory_holder_beside(g);
   if (!worst) return;
   g.memory_holder = worst->student;
   add_note_later(worst->student,

@@ -56,19 +56,21 @@ bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::str
                      [](const CaseResult& c) { return !c.passed() && mentions_out_of_memory(c.detail); });
 }
 
-int launch_errors_named(const std::string& text) {
+int launch_errors_named(const std::string& text, bool invalid_argument) {
   const std::string t = lower(text);
+  std::vector<const char*> errors = {
+      "invalid configuration argument", "cudaerrorinvalidconfiguration", "too many resources requested for launch",
+      "cudaerrorlaunchoutofresources",  "no kernel image is available",  "cudaerrornokernelimagefordevice",
+      "invalid device function",        "cudaerrorinvaliddevicefunction"};
+  if (invalid_argument) errors.insert(errors.end(), {"invalid argument", "cudaerrorinvalidvalue"});
   int named = 0;
-  for (const char* error :
-       {"invalid configuration argument", "cudaerrorinvalidconfiguration", "too many resources requested for launch",
-        "cudaerrorlaunchoutofresources", "no kernel image is available", "cudaerrornokernelimagefordevice",
-        "invalid device function", "cudaerrorinvaliddevicefunction"})
+  for (const char* error : errors)
     for (auto at = t.find(error); at != std::string::npos; at = t.find(error, at + 1)) ++named;
   return named;
 }
 
 std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const std::string& ended_how,
-                                bool ended_abnormally) {
+                                bool ended_abnormally, bool memory_held_beside) {
   if (phase_out_of_memory(recorded, ended_how)) return "out of GPU memory";
   const auto hang = [](const std::string& text) {
     return text.find("did not finish") != std::string::npos || text.find("no result after") != std::string::npos;
@@ -77,7 +79,8 @@ std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const s
   const auto failed = std::count_if(recorded.begin(), recorded.end(), [](const CaseResult& c) {
     return c.outcome == Outcome::Crashed || c.outcome == Outcome::Error;
   });
-  if (failed > 0 && launch_errors_named(ended_how) >= failed) return "";  // each crash its own launch's
+  if (failed > 0 && launch_errors_named(ended_how, !memory_held_beside) >= failed)
+    return "";  // each crash its own launch's
   return failed > 0 || (ended_abnormally && !hang(ended_how)) ? "crashed" : "";
 }
 

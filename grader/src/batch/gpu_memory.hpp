@@ -31,8 +31,11 @@ bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::str
 // How many times `text` names a launch error that the launch alone decides: a block of more
 // threads than a block may have, more registers or shared memory than one may use, no code for
 // this GPU. No neighbour on the GPU can cause one (unlike a failed allocation, or what follows
-// an unchecked one: an illegal address, a bad argument, a crash).
-int launch_errors_named(const std::string& text);
+// an unchecked one: an illegal address, a crash). With `invalid_argument`, "invalid argument"
+// counts too: CUDA 13 reports a block of 64 x 64 threads so (measured on an H200, 2026-11-28),
+// but so is a copy to the null pointer an unchecked allocation left, so it counts only when
+// no neighbour held memory enough to make an allocation fail.
+int launch_errors_named(const std::string& text, bool invalid_argument = false);
 
 // Why a phase that shared its GPU should run again alone, "" when nothing says its neighbours
 // could have caused its failure: "out of GPU memory" (phase_out_of_memory), or "crashed" when a
@@ -41,8 +44,10 @@ int launch_errors_named(const std::string& text);
 // no word of memory; a hang is never run again (it would cost a second timeout), and neither are
 // crashes that the output explains, one launch error each (launch_errors_named): a course's
 // error check that prints the error and exits, after a launch of 64 x 64 threads.
+// `memory_held_beside`: a neighbour may have held much of the GPU's memory meanwhile (true when
+// nobody watched).
 std::string reason_to_run_alone(const std::vector<CaseResult>& recorded, const std::string& ended_how,
-                                bool ended_abnormally);
+                                bool ended_abnormally, bool memory_held_beside = true);
 
 // One row of `nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits`
 // (extra columns between them, such as gpu_uuid, are allowed; the first is the pid, the last the
