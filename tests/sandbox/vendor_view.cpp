@@ -1,7 +1,7 @@
 // CTest sandbox/no-vendor-math: the view a submission's test program and runner get in `grader
-// batch` and `grader leaderboard` (sandboxed_process, as batch.cpp and leaderboard_run.cpp build
-// it) holds no vendor math library, while the CUDA runtime still loads. On the CPU: it runs this
-// program again inside the sandbox as the probe, which
+// batch` and `grader leaderboard` (sandboxed_process, as grading_stages.cpp and leaderboard_run.cpp
+// build it) holds no vendor math library, while the CUDA runtime still loads. On the CPU: it runs
+// this program again inside the sandbox as the probe, which
 //   - walks the machine as vendor_library_files() does: it must find no readable one;
 //   - opens and dlopens every vendor library the host has, by path: each must fail;
 //   - dlopens the CUDA runtime (libcudart) the host has: it must load.
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   const fs::path self = fs::canonical("/proc/self/exe");
   const fs::path dir = fs::temp_directory_path() / ("vendor-view-" + std::to_string(::getpid()));
   fs::create_directories(dir / "run");
-  grader::SandboxedRun run;  // as batch.cpp's run_phase builds it
+  grader::SandboxedRun run;  // as the batch's run_phase builds it
   run.argv = {self.string(), "--probe", cuda_runtime()};
   for (const auto& f : vendor) run.argv.push_back(f.string());
   run.run_dir = dir / "run";

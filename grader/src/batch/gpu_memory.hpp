@@ -1,9 +1,10 @@
 // One student's GPU memory costs no one else (issue 32): a correctness phase that failed with
 // out-of-memory, or crashed, while other submissions shared its GPU is run again alone
-// (batch.cpp), and the submission that held the memory is named in its own feedback. This file
-// holds the parts that need no GPU: recognising such a failure, reading `nvidia-smi --query-compute-apps`,
-// and a watch that samples each running phase's GPU memory (its process tree's) to name the
-// holder. The command that lists the GPU's processes can be a stand-in (tests/batch/).
+// (grading_stages.cpp), and the submission that held the memory is named in its own feedback. This
+// file holds the parts that need no GPU: recognising such a failure, reading `nvidia-smi
+// --query-compute-apps`, and a watch that samples each running phase's GPU memory (its process
+// tree's) to name the holder. The command that lists the GPU's processes can be a stand-in
+// (tests/batch/).
 #pragma once
 
 #include "grader/results.hpp"
