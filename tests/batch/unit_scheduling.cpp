@@ -10,6 +10,7 @@
 #include "batch/gpu_setup.hpp"
 #include "batch/time_ledger.hpp"
 #include "grader/process.hpp"
+#include "remote/wire.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -444,4 +445,23 @@ TEST_CASE("the time ledger adds up the stages and says them in one line", "[batc
   const StageTimes back = stage_times_from_json(to_json(b));
   CHECK(back.rerun_s == 1);
   CHECK(back.cases.kinds.at("correctness").at("call") == 0.5);
+}
+
+TEST_CASE("a crash after an unchecked allocation that failed runs again alone", "[batch][oom]") {
+  // What the harness adds to a failed call when the runner's allocation watch counted failures
+  // (grader/remote/src/allocation_watch.cpp).
+  CHECK(remote::failed_allocations_note(0, 0).empty());
+  const std::string one = remote::failed_allocations_note(1, std::uint64_t(1) << 50);
+  CHECK(one.find("1 device allocation in your code failed: out of memory") != std::string::npos);
+  CHECK(one.find("1048576.0 GiB") != std::string::npos);
+  const std::string two = remote::failed_allocations_note(2, 3u << 20);
+  CHECK(two.find("2 device allocations") != std::string::npos);
+  CHECK(two.find("3.0 MiB") != std::string::npos);
+  CaseResult crashed;
+  crashed.outcome = Outcome::Crashed;
+  crashed.detail = "tiled: the program running your code exited with status 1 during this call\n" + one;
+  // "invalid argument" alone would explain the crash where no neighbour held memory; the note says
+  // the allocation failed, so the phase runs again alone, whatever the memory watch saw.
+  const std::string log = "CUDA error: invalid argument at matmul.cu:126\n";
+  CHECK(reason_to_run_alone({crashed}, log, true, /*memory_held_beside=*/false) == "out of GPU memory");
 }

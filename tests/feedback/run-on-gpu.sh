@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `grader check --sanitize` and `--profile` on planted flaws, on a machine with a GPU,
-# compute-sanitizer and Nsight Compute (ncu):
+# compute-sanitizer and Nsight Compute (ncu), and a plain `grader check`'s words on a failed
+# allocation the code never checked:
 #   tests/feedback/run-on-gpu.sh [build-dir] [log-dir]
 # Each flaw is a real-code fixture (tests/feedback/fixtures/, tests/realcode/fixtures/) spliced
 # into the reference solution and copied over the lab's files in labs/ for the run (they are put
@@ -28,6 +29,7 @@ CASES=(
   "matmul-tiled|reference|--profile --exercise tiled|0|shared-memory loads per FMA"
   "kmeans|slow-privatized-is-all-gpu|--profile --exercise all_gpu_privatized|1|global atomic instructions \\(warp-wide\\) +[0-9.]+[MG]? +[0-9.]+[MG]? +<- look here"
   "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \\(XU\\) instructions \\(warp-wide\\) +[0-9.]+[MG]? +[0-9.]+[MG]? +<- look here"
+  "matmul-tiled|tiled-unchecked-malloc||1|1 device allocation in your code failed: out of memory \\(cudaErrorMemoryAllocation\\), the last of 1048576.0 GiB"
 )
 
 # The fixtures, spliced into the references.

@@ -87,6 +87,8 @@ private:
   void start();
   [[noreturn]] void fail(const std::string& what, bool hung = false);  // ends the runner, throws CallFailed
   std::string reap();  // waits for the ended runner: "exited with status 1", "killed by SIGSEGV"
+  // failed_allocations_note for this runner's code, from the control page.
+  std::string allocation_note() const;
 
   pid_t pid_ = -1;
   int fd_ = -1;
@@ -128,6 +130,8 @@ void Harness::spawn() {
   }
   __atomic_store_n(&control_->done, 0u, __ATOMIC_SEQ_CST);
   __atomic_store_n(&control_->ready, 0u, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&control_->failed_allocations, 0u, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&control_->failed_allocation_bytes, std::uint64_t{0}, __ATOMIC_SEQ_CST);
   seq_ = 0;
   std::vector<char*> envp;
   for (auto& s : env) envp.push_back(s.data());
@@ -258,8 +262,15 @@ void Harness::stop(bool kill) {
 void Harness::fail(const std::string& what, bool hung) {
   if (pid_ > 0) ::kill(pid_, SIGKILL);
   reap();
+  const std::string note = allocation_note();
   stop(true);
-  throw CallFailed(what, true, hung);
+  throw CallFailed(what + (note.empty() ? "" : "\n" + note), true, hung);
+}
+
+std::string Harness::allocation_note() const {
+  if (control_ == nullptr) return "";
+  return failed_allocations_note(__atomic_load_n(&control_->failed_allocations, __ATOMIC_ACQUIRE),
+                                 __atomic_load_n(&control_->failed_allocation_bytes, __ATOMIC_RELAXED));
 }
 
 std::vector<unsigned char> Harness::invoke(const char* name, const Writer& arguments, cudaStream_t stream) {
@@ -353,7 +364,10 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   if (static_cast<Status>(status) == Status::Crashed)
     fail(message + " (the CUDA context was lost: this call is charged, the other cases run in a fresh process)");
   if (static_cast<Status>(status) == Status::InvalidArgument) throw std::invalid_argument(message);
-  if (static_cast<Status>(status) != Status::Ok) throw CallFailed(message, false);
+  if (static_cast<Status>(status) != Status::Ok) {
+    const std::string note = allocation_note();
+    throw CallFailed(message + (note.empty() ? "" : "\n" + note), false);
+  }
   if (!finished) fail(std::string(name) + ": the program running your code answered without finishing the call");
   if (const std::string outside = arena_check_guards(); !outside.empty())
     throw CallFailed(name + (": " + outside), false);

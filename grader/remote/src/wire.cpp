@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstdio>
 
 namespace remote {
 
@@ -44,6 +45,18 @@ bool receive_message(int fd, Type& type, std::vector<unsigned char>& payload, in
   type = static_cast<Type>(t);
   payload.assign(message.begin() + sizeof t, message.begin() + n);
   return true;
+}
+
+std::string failed_allocations_note(std::uint32_t count, std::uint64_t bytes) {
+  if (count == 0) return "";
+  char size[64];
+  if (bytes >= (std::uint64_t(1) << 30))
+    std::snprintf(size, sizeof size, "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
+  else
+    std::snprintf(size, sizeof size, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
+  return "before it, " + std::to_string(count) + " device allocation" + (count == 1 ? "" : "s") +
+         " in your code failed: out of memory (cudaErrorMemoryAllocation), the last of " + size +
+         ", and the code went on with a pointer it never got: check what cudaMalloc returns";
 }
 
 }  // namespace remote
