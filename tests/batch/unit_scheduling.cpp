@@ -331,6 +331,10 @@ TEST_CASE("\"invalid argument\" explains a crash only when no neighbour held the
   CHECK(launch_errors_named(bad + "cudaErrorInvalidValue") == 0);
   CHECK(launch_errors_named(bad + "cudaErrorInvalidValue", true) == 2);
   CHECK(launch_errors_named("invalid configuration argument", true) == 1);  // one error, not two
+  // A line is one error, whatever it names twice: one can never explain two crashes.
+  CHECK(launch_errors_named("tiled: invalid argument (cudaErrorInvalidValue)\n", true) == 1);
+  CHECK(reason_to_run_alone({crashed, crashed}, "invalid argument (cudaErrorInvalidValue)\n", true, false) ==
+        "crashed");
   CHECK(reason_to_run_alone({crashed, crashed}, bad + bad, true, /*memory_held_beside=*/true) == "crashed");
   CHECK(reason_to_run_alone({crashed, crashed}, bad + bad, true, /*memory_held_beside=*/false).empty());
   CHECK(reason_to_run_alone({crashed, crashed}, bad, true, false) == "crashed");
@@ -452,7 +456,7 @@ TEST_CASE("a crash after an unchecked allocation that failed runs again alone", 
   // (grader/remote/src/allocation_watch.cpp).
   CHECK(remote::failed_allocations_note(0, 0).empty());
   const std::string one = remote::failed_allocations_note(1, std::uint64_t(1) << 50);
-  CHECK(one.find("1 device allocation in your code failed: out of memory") != std::string::npos);
+  CHECK(one.find("in this call, 1 device allocation in your code failed: out of memory") != std::string::npos);
   CHECK(one.find("1048576.0 GiB") != std::string::npos);
   const std::string two = remote::failed_allocations_note(2, 3u << 20);
   CHECK(two.find("2 device allocations") != std::string::npos);

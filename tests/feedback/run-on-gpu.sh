@@ -29,7 +29,7 @@ CASES=(
   "matmul-tiled|reference|--profile --exercise tiled|0|shared-memory loads per FMA"
   "kmeans|slow-privatized-is-all-gpu|--profile --exercise all_gpu_privatized|1|global atomic instructions \\(warp-wide\\) +[0-9.]+[MG]? +[0-9.]+[MG]? +<- look here"
   "particle-storm|slow-update-ref1|--profile --exercise update|1|SFU \\(XU\\) instructions \\(warp-wide\\) +[0-9.]+[MG]? +[0-9.]+[MG]? +<- look here"
-  "matmul-tiled|tiled-unchecked-malloc||1|1 device allocation in your code failed: out of memory \\(cudaErrorMemoryAllocation\\), the last of 1048576.0 GiB"
+  "matmul-tiled|tiled-unchecked-malloc||1|in this call, 1 device allocation in your code failed: out of memory \\(cudaErrorMemoryAllocation\\), the last of 1048576.0 GiB"
 )
 
 # The fixtures, spliced into the references.

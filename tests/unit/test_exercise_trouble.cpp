@@ -4,6 +4,7 @@
 #include "grader/grading.hpp"
 #include "grader/results.hpp"
 #include "remote/call.hpp"
+#include "remote/wire.hpp"
 #include "workbook/compare.hpp"
 
 #include <cstdlib>
@@ -92,6 +93,16 @@ TEST_CASE("a hidden case is named by its number and says nothing of its inputs",
                                        [](grader::CaseResult& r) { r.outcome = Outcome::Passed; });
   CHECK(later.outcome == Outcome::NotRun);
   CHECK(later.detail.find("999") == std::string::npos);
+  // A crash after a failed allocation keeps the words "out of memory" (grader batch runs such a
+  // phase again alone), still without the code's own message.
+  const auto starved = [](grader::CaseResult&) {
+    throw remote::CallFailed("tiled: exited with status 1; my M was 999\n" + remote::failed_allocations_note(1, 4096),
+                             true);
+  };
+  const auto oom = grading::run_hidden_case("hidden-oom", "correctness", "", starved);
+  CHECK(oom.outcome == Outcome::Crashed);
+  CHECK(oom.detail.find("crashed after a device allocation failed: out of memory") == 0);
+  CHECK(oom.detail.find("999") == std::string::npos);
 }
 
 // A failed correctness case runs once more on the same inputs: other wrong elements the second

@@ -184,6 +184,10 @@ std::string hidden_detail(const grader::CaseResult& r) {
       what = has("skipped") ? "skipped after an earlier failure" : "not run";
       break;
   }
+  // A failed allocation is said even here: `grader batch` runs a phase that ran out of GPU memory
+  // beside other submissions again alone, and reads that from the cases' words.
+  if ((r.outcome == grader::Outcome::Crashed || r.outcome == grader::Outcome::Error) && has("out of memory"))
+    what += " after a device allocation failed: out of memory";
   return what + " (an instructor's hidden case: its inputs and messages are not shown)";
 }
 

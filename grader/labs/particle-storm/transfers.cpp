@@ -1,4 +1,5 @@
 #include "transfers.hpp"
+#include "remote/allocation_watch.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -177,7 +178,9 @@ cudaError_t __real_cudaHostRegister(void*, size_t, unsigned int);
 
 cudaError_t __wrap_cudaMallocManaged(void** ptr, size_t size, unsigned int flags) {
   storm_grading::record_uncounted();
-  return __real_cudaMallocManaged(ptr, size, flags);
+  const cudaError_t error = __real_cudaMallocManaged(ptr, size, flags);
+  remote::note_allocation(error, size);  // the runner's watch on failed allocations
+  return error;
 }
 cudaError_t __wrap_cudaHostAlloc(void** ptr, size_t size, unsigned int flags) {
   if (flags & cudaHostAllocMapped) storm_grading::record_uncounted();

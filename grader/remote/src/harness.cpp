@@ -87,8 +87,9 @@ private:
   void start();
   [[noreturn]] void fail(const std::string& what, bool hung = false);  // ends the runner, throws CallFailed
   std::string reap();  // waits for the ended runner: "exited with status 1", "killed by SIGSEGV"
-  // failed_allocations_note for this runner's code, from the control page.
+  // failed_allocations_note for the allocations of the call in flight, from the control page.
   std::string allocation_note() const;
+  std::uint32_t allocations_before_call_ = 0;  // the page's count when the call was prepared
 
   pid_t pid_ = -1;
   int fd_ = -1;
@@ -262,14 +263,15 @@ void Harness::stop(bool kill) {
 void Harness::fail(const std::string& what, bool hung) {
   if (pid_ > 0) ::kill(pid_, SIGKILL);
   reap();
-  const std::string note = allocation_note();
+  const std::string note = hung ? "" : allocation_note();  // a hang is its own cause
   stop(true);
   throw CallFailed(what + (note.empty() ? "" : "\n" + note), true, hung);
 }
 
 std::string Harness::allocation_note() const {
   if (control_ == nullptr) return "";
-  return failed_allocations_note(__atomic_load_n(&control_->failed_allocations, __ATOMIC_ACQUIRE),
+  const std::uint32_t failed = __atomic_load_n(&control_->failed_allocations, __ATOMIC_ACQUIRE);
+  return failed_allocations_note(failed - std::min(failed, allocations_before_call_),
                                  __atomic_load_n(&control_->failed_allocation_bytes, __ATOMIC_RELAXED));
 }
 
@@ -288,6 +290,7 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   prepare.put<std::uint64_t>(arena_size());
   prepare.put_string(name);
   prepare.put_bytes(arguments.bytes());
+  allocations_before_call_ = __atomic_load_n(&control_->failed_allocations, __ATOMIC_ACQUIRE);
   if (!send_message(fd_, Type::Prepare, prepare)) fail(std::string(name) + ": the program running your code " + reap());
   {
     const auto until = clock::now() + std::chrono::seconds(10);

@@ -12,6 +12,7 @@
 // outputs itself. The runner's stream is a *blocking* stream, so work a submission puts on the
 // legacy default stream (a launch without a stream argument, a plain cudaMemcpy between two
 // kernels) is ordered with it and timed, as in an ordinary program.
+#include "remote/allocation_watch.hpp"
 #include "remote/arena.hpp"
 #include "remote/call.hpp"
 #include "remote/driver.hpp"
@@ -37,7 +38,6 @@ cudaError_t warm(cudaStream_t stream);  // warm.cu
 void vendor_check_start();              // vendor_check.cpp: a vendor math library loaded
 std::string vendor_library_after_call();
 std::string vendor_library_mapped();
-void watch_allocations(Control* control);  // allocation_watch.cpp
 namespace {
 
 std::map<std::string, Binder>& registry() {
@@ -124,7 +124,7 @@ Control* control_on_device() {
                    : MAP_FAILED;
   if (page == MAP_FAILED) throw std::runtime_error("the control page is missing (WORKBOOK_RUNNER_CONTROL_FD)");
   auto* control = static_cast<Control*>(page);
-  watch_allocations(control);
+  wrap_allocations(control);
   CUDA_CHECK(cudaHostRegister(control, sizeof(Control), cudaHostRegisterMapped));
   Control* on_device = nullptr;
   CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&on_device), control, 0));

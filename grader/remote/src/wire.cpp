@@ -54,9 +54,9 @@ std::string failed_allocations_note(std::uint32_t count, std::uint64_t bytes) {
     std::snprintf(size, sizeof size, "%.1f GiB", static_cast<double>(bytes) / (1u << 30));
   else
     std::snprintf(size, sizeof size, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
-  return "before it, " + std::to_string(count) + " device allocation" + (count == 1 ? "" : "s") +
+  return "in this call, " + std::to_string(count) + " device allocation" + (count == 1 ? "" : "s") +
          " in your code failed: out of memory (cudaErrorMemoryAllocation), the last of " + size +
-         ", and the code went on with a pointer it never got: check what cudaMalloc returns";
+         "; code that goes on with the pointer it did not get fails later: check what cudaMalloc returns";
 }
 
 }  // namespace remote

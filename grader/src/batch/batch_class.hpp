@@ -180,6 +180,7 @@ private:
   bool template_builds_starter(const fs::path& dir, std::string* why);
   void blame_memory_holder(Grading& g);
   std::optional<GpuMemoryWatch::Holder> memory_holder_beside(const Grading& g);
+  bool watched(const Grading& g);
   // A note for a student's feedback found after its grading (or during): added, files written again.
   void add_note_later(const std::string& student, const std::string& note);
   void account(const Grading& g);

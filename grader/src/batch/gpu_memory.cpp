@@ -63,9 +63,11 @@ int launch_errors_named(const std::string& text, bool invalid_argument) {
       "cudaerrorlaunchoutofresources",  "no kernel image is available",  "cudaerrornokernelimagefordevice",
       "invalid device function",        "cudaerrorinvaliddevicefunction"};
   if (invalid_argument) errors.insert(errors.end(), {"invalid argument", "cudaerrorinvalidvalue"});
-  int named = 0;
-  for (const char* error : errors)
-    for (auto at = t.find(error); at != std::string::npos; at = t.find(error, at + 1)) ++named;
+  int named = 0;  // lines: "invalid argument (cudaErrorInvalidValue)" is one error
+  std::istringstream lines(t);
+  for (std::string line; std::getline(lines, line);)
+    if (std::any_of(errors.begin(), errors.end(), [&](const char* e) { return line.find(e) != std::string::npos; }))
+      ++named;
   return named;
 }
 
@@ -176,6 +178,14 @@ void GpuMemoryWatch::sample() {
   samples_.erase(std::remove_if(samples_.begin(), samples_.end(), [&](const Sample& s) { return s.at < horizon; }),
                  samples_.end());
   for (const auto& [key, mib] : held) samples_.push_back({now, key.first, key.second, mib});
+}
+
+bool GpuMemoryWatch::saw(const std::string& student, int gpu, std::chrono::steady_clock::time_point from,
+                         std::chrono::steady_clock::time_point to) const {
+  std::lock_guard<std::mutex> l(m_);
+  return std::any_of(samples_.begin(), samples_.end(), [&](const Sample& s) {
+    return s.gpu == gpu && s.student == student && s.at >= from && s.at <= to && s.mib > 0;
+  });
 }
 
 std::optional<GpuMemoryWatch::Holder> GpuMemoryWatch::largest_beside(const std::string& victim, int gpu,

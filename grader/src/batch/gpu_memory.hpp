@@ -29,7 +29,7 @@ bool mentions_out_of_memory(const std::string& text);
 // status's detail, the end of its log), says so.
 bool phase_out_of_memory(const std::vector<CaseResult>& recorded, const std::string& ended_how);
 
-// How many times `text` names a launch error that the launch alone decides: a block of more
+// How many lines of `text` name a launch error that the launch alone decides: a block of more
 // threads than a block may have, more registers or shared memory than one may use, no code for
 // this GPU. No neighbour on the GPU can cause one (unlike a failed allocation, or what follows
 // an unchecked one: an illegal address, a crash). With `invalid_argument`, "invalid argument"
@@ -85,6 +85,11 @@ public:
   static constexpr double kHogMiB = 4096;
   std::optional<Holder> largest_beside(const std::string& victim, int gpu, std::chrono::steady_clock::time_point from,
                                        std::chrono::steady_clock::time_point to, double min_mib = kHogMiB) const;
+  // Whether the watch saw `student`'s own processes hold memory on `gpu` between `from` and
+  // `to`: where it did not (a phase shorter than its period, or processes it cannot trace to
+  // the phase, as in another PID namespace), its silence on neighbours says nothing.
+  bool saw(const std::string& student, int gpu, std::chrono::steady_clock::time_point from,
+           std::chrono::steady_clock::time_point to) const;
   // One sample now (the thread calls it; tests call it directly).
   void sample();
 

@@ -155,7 +155,7 @@ IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   const bool abnormal = checks.status.state == RunState::Crashed || !checks.ended_in.empty();
   const std::vector<CaseResult> recorded = shared ? read_results(results) : std::vector<CaseResult>{};
   std::string why = shared ? reason_to_run_alone(recorded, ended_how, abnormal) : "";
-  if (why == "crashed" && watch_ && watch_->enabled() && !memory_holder_beside(g))
+  if (why == "crashed" && watched(g) && !memory_holder_beside(g))
     why = reason_to_run_alone(recorded, ended_how, abnormal, /*memory_held_beside=*/false);
   if (g_interrupted || why.empty()) return checks;
   blame_memory_holder(g);
@@ -166,6 +166,15 @@ IsolatedRun Batch::run_checks(Grading& g, const fs::path& results) {
   g.ran_alone = why + " beside other submissions";
   g.attempts.clear();
   return run_isolated(kUntimedCases, results, phase(g, "checks-alone", true));
+}
+
+// Whether the memory watch saw g's own processes during its phase attempts: only then does its
+// silence on neighbours mean that none held the GPU's memory.
+bool Batch::watched(const Grading& g) {
+  if (!watch_ || !watch_->enabled()) return false;
+  return std::any_of(g.attempts.begin(), g.attempts.end(), [&](const PhaseAttempt& a) {
+    return watch_->saw(g.r.student, a.gpu, a.from - std::chrono::seconds(2), a.to);
+  });
 }
 
 // The submission whose processes held the most GPU memory (kHogMiB or more) beside g's phase

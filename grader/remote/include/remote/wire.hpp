@@ -119,14 +119,14 @@ struct Control {
   std::uint32_t ready;  // Prepare's answer: the runner's context holds the GPU
   std::uint32_t pad1[15];
   // The code's device allocations that failed for want of memory since the runner started
-  // (allocation_watch.cpp), and the last one's size: a crash after an unchecked one is named so.
+  // (allocation_watch.hpp), and the last one's size: the harness names those of a failed call.
   std::uint32_t failed_allocations;
   std::uint32_t pad2;
   std::uint64_t failed_allocation_bytes;
 };
 
-// What the harness adds to a failed call's message when the runner's code had `count` device
-// allocations fail for want of memory, the last of `bytes`; "" when none did.
+// What the harness adds to a failed call's message when the code had `count` device allocations
+// fail for want of memory during the call, the last of `bytes`; "" when none did.
 std::string failed_allocations_note(std::uint32_t count, std::uint64_t bytes);
 
 }  // namespace remote
