@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A model of the reductions students write for maximum(), to check that the tie cases of
-test_storm.cpp ("equal maxima ...") catch a wrong tie-break in each of them.
+storm_steps.cpp ("equal maxima ...") catch a wrong tie-break in each of them.
 
 Only the tied cells matter (every other cell is lower and loses every comparison), so a
 reduction is modelled on the positions of the ties alone. Shapes: cells mapped to threads one
@@ -35,7 +35,7 @@ def derive_seed(seed, stream):  # workbook::derive_seed
     return splitmix(seed ^ ((0xD1B54A32D192ED03 * (stream + 1)) & M64))
 
 
-def scattered(n):  # the 64 scattered ties, as test_storm.cpp places them
+def scattered(n):  # the 64 scattered ties, as storm_steps.cpp places them
     x, out = 0x9E3779B97F4A7C15, []
     for i in range(64):
         x = derive_seed(x, i)
@@ -43,7 +43,7 @@ def scattered(n):  # the 64 scattered ties, as test_storm.cpp places them
     return out
 
 
-CASES = {  # name: (layer_size, tied positions), test_storm.cpp's maximum_cases()
+CASES = {  # name: (layer_size, tied positions), storm_steps.cpp's maximum_cases()
     'in one block (cells 10, 12, 500)': (1000, [500, 12, 10]),
     'across blocks': (1 << 20, [900000, 600000, 300001, 1000001]),
     'in one warp': (1000, [29, 3]),

@@ -18,7 +18,7 @@
 //
 // What the harness sets up before the call (stage_layer_samples: the fixed cells, uploaded
 // outside any timed window and any count of copies) is here; the runner's side is in remote.cu;
-// the verdict is in test_storm.cpp (check_program).
+// the verdict is in storm_programs.cpp (check_program).
 #pragma once
 
 #include "storm.h"
