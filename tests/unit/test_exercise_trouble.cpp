@@ -103,6 +103,18 @@ TEST_CASE("a hidden case is named by its number and says nothing of its inputs",
   CHECK(oom.outcome == Outcome::Crashed);
   CHECK(oom.detail.find("crashed after a device allocation failed: out of memory") == 0);
   CHECK(oom.detail.find("999") == std::string::npos);
+  // Nor do the "skipped" lines after five hidden crashes in a row (a crash's detail gains the
+  // sanitizer's command, so it is not the message remembered: the case says so itself).
+  const auto crash = [](grader::CaseResult&) {
+    throw remote::CallFailed("tiled: killed by SIGSEGV; my M was 999", true);
+  };
+  for (int i = 0; i < 5; ++i)
+    CHECK(grading::run_hidden_case("hidden-crash", "correctness", "", crash).outcome == Outcome::Crashed);
+  const auto after = grading::run_case("hidden-crash", "correctness", "1x1x1 ints",
+                                       [](grader::CaseResult& r) { r.outcome = Outcome::Passed; });
+  CHECK(after.outcome == Outcome::NotRun);
+  CHECK(after.detail.find("5 calls of hidden-crash in a row crashed") != std::string::npos);
+  CHECK(after.detail.find("999") == std::string::npos);
 }
 
 // A failed correctness case runs once more on the same inputs: other wrong elements the second

@@ -264,6 +264,7 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
   workbook::take_phases();  // what ran between cases is not this case's
   const auto started = std::chrono::steady_clock::now();
   bool fatal = false;
+  bool remembered = false;  // t.last now holds this case's failure
   Trouble& t = trouble()[exercise];
   try {
     if (t.hung || t.crashes_in_a_row >= kCrashesInARow) {
@@ -298,6 +299,7 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     t.hung = t.hung || e.hung;
     t.crashes_in_a_row = e.crashed ? t.crashes_in_a_row + 1 : 0;
     t.last = e.what();
+    remembered = true;
   } catch (const workbook::CudaError& e) {
     fatal = e.sticky();
     r.outcome = fatal ? grader::Outcome::Crashed : grader::Outcome::Error;
@@ -318,10 +320,9 @@ grader::CaseResult run_case_impl(const std::string& exercise, const std::string&
     r.detail = "internal: the test set no outcome";
   }
   if (hidden) {
-    const bool charged = !t.last.empty() && t.last == r.detail;  // this case's failure, remembered
     r.detail = hidden_detail(r);
     r.metrics = nlohmann::json::object();
-    if (charged) t.last = r.detail;  // a later case's "skipped" line must not quote it either
+    if (remembered) t.last = r.detail;  // a later case's "skipped" line must not quote it either
   }
   const auto& ctx = context();
   if (ctx.results) ctx.results->write(r);
