@@ -382,6 +382,12 @@ TEST_CASE("the memory watch names the submission whose process tree held the mem
   // The victim's 1.1 GiB (a context and an honest program's buffers, as an H100 showed one) is
   // no hog: a crash beside it is not its doing.
   CHECK_FALSE(watch.largest_beside("hog", 0, t0, t1));
+  // Whether the watch saw a submission's own processes: only then does its silence on
+  // neighbours mean anything (run_checks' exemption for "invalid argument").
+  CHECK(watch.saw("victim", 0, t0, t1));
+  CHECK_FALSE(watch.saw("victim", 1, t0, t1));
+  CHECK_FALSE(watch.saw("victim", 0, t1 + std::chrono::seconds(1), t1 + std::chrono::seconds(2)));  // later
+  CHECK_FALSE(watch.saw("nobody", 0, t0, t1));
   hog.join();
   other.join();
   std::filesystem::remove_all(dir);
