@@ -87,8 +87,9 @@ private:
   void start();
   [[noreturn]] void fail(const std::string& what, bool hung = false);  // ends the runner, throws CallFailed
   std::string reap();  // waits for the ended runner: "exited with status 1", "killed by SIGSEGV"
-  // failed_allocations_note for the allocations of the call in flight, from the control page.
-  std::string allocation_note() const;
+  // `what`, and on a line of its own failed_allocations_note for the allocations of the call in
+  // flight, from the control page.
+  std::string with_allocation_note(const std::string& what) const;
   std::uint32_t allocations_before_call_ = 0;  // the page's count when the call was prepared
 
   pid_t pid_ = -1;
@@ -263,16 +264,18 @@ void Harness::stop(bool kill) {
 void Harness::fail(const std::string& what, bool hung) {
   if (pid_ > 0) ::kill(pid_, SIGKILL);
   reap();
-  const std::string note = hung ? "" : allocation_note();  // a hang is its own cause
+  const std::string message = hung ? what : with_allocation_note(what);  // a hang is its own cause
   stop(true);
-  throw CallFailed(what + (note.empty() ? "" : "\n" + note), true, hung);
+  throw CallFailed(message, true, hung);
 }
 
-std::string Harness::allocation_note() const {
-  if (control_ == nullptr) return "";
+std::string Harness::with_allocation_note(const std::string& what) const {
+  if (control_ == nullptr) return what;
   const std::uint32_t failed = __atomic_load_n(&control_->failed_allocations, __ATOMIC_ACQUIRE);
-  return failed_allocations_note(failed - std::min(failed, allocations_before_call_),
-                                 __atomic_load_n(&control_->failed_allocation_bytes, __ATOMIC_RELAXED));
+  const std::string note =
+      failed_allocations_note(failed - std::min(failed, allocations_before_call_),
+                              __atomic_load_n(&control_->failed_allocation_bytes, __ATOMIC_RELAXED));
+  return note.empty() ? what : what + "\n" + note;
 }
 
 std::vector<unsigned char> Harness::invoke(const char* name, const Writer& arguments, cudaStream_t stream) {
@@ -367,10 +370,7 @@ std::vector<unsigned char> Harness::invoke(const char* name, const Writer& argum
   if (static_cast<Status>(status) == Status::Crashed)
     fail(message + " (the CUDA context was lost: this call is charged, the other cases run in a fresh process)");
   if (static_cast<Status>(status) == Status::InvalidArgument) throw std::invalid_argument(message);
-  if (static_cast<Status>(status) != Status::Ok) {
-    const std::string note = allocation_note();
-    throw CallFailed(message + (note.empty() ? "" : "\n" + note), false);
-  }
+  if (static_cast<Status>(status) != Status::Ok) throw CallFailed(with_allocation_note(message), false);
   if (!finished) fail(std::string(name) + ": the program running your code answered without finishing the call");
   if (const std::string outside = arena_check_guards(); !outside.empty())
     throw CallFailed(name + (": " + outside), false);
