@@ -5,6 +5,7 @@
 namespace workbook {
 namespace {
 std::atomic<bool> g_whole_blocks{false};
+std::atomic<void (*)(void*) noexcept> g_before_free{nullptr};
 constexpr std::size_t kBlock = 2u << 20;
 }  // namespace
 
@@ -20,5 +21,12 @@ void* device_allocate(std::size_t bytes) {
   CUDA_CHECK(cudaMalloc(&p, bytes));
   return p;
 }
+
+void device_free(void* pointer) noexcept {
+  if (const auto hook = g_before_free.load()) hook(pointer);
+  cudaFree(pointer);
+}
+
+void set_before_free(void (*hook)(void* pointer) noexcept) { g_before_free = hook; }
 
 }  // namespace workbook

@@ -17,6 +17,11 @@ namespace workbook {
 // allocation up to whole blocks gives each one a block of its own.
 void use_whole_blocks(bool on);
 void* device_allocate(std::size_t bytes);  // throws CudaError
+// Frees what device_allocate returned (a failed free has nothing to undo: never throws). The hook,
+// when one is set, sees the allocation first: the grader's harness has the other process close
+// its IPC mapping of it, since freeing memory another process still has open is undefined.
+void device_free(void* pointer) noexcept;
+void set_before_free(void (*hook)(void* pointer) noexcept);
 // What device_allocate(bytes) takes of the GPU's memory (rounded to whole blocks when they are on).
 std::size_t allocated_bytes(std::size_t bytes);
 
@@ -29,7 +34,7 @@ public:
   }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
   ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);  // never throw from a destructor; a failed free has nothing to undo
+    if (ptr_) device_free(ptr_);
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;

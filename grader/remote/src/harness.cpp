@@ -75,10 +75,19 @@ public:
     static Harness h;
     return h;
   }
+  ~Harness() { workbook::set_before_free(nullptr); }  // buffers freed later, at exit, skip it
   HarnessOptions options;
   int restarts = 0;
 
   std::vector<unsigned char> invoke(const char* name, const Writer& arguments, cudaStream_t stream);
+  // The IPC handle of the allocation that starts at `base`, asked for once: the runner knows an
+  // allocation by its handle, and opening one allocation twice under two handles fails
+  // (cudaErrorAlreadyMapped).
+  cudaIpcMemHandle_t share(CUdeviceptr base);
+  // Before `pointer` (an allocation's start) is freed: if it was shared, the runner closes its
+  // mapping, or is ended when it does not (its mappings end with it). CUDA leaves freeing memory
+  // another process has open undefined, and the code could go on reading it.
+  void unshare(const void* pointer) noexcept;
   void stop(bool kill);
   void spawn();
   std::string wait_started(int timeout_ms);  // "" when main() was reached
@@ -101,7 +110,45 @@ private:
   bool reached_main_ = false;
   bool ready_ = false;         // the CUDA handshake is done: calls can be sent
   std::string start_failure_;  // a runner that could not start will not start next time either
+  std::map<unsigned long long, cudaIpcMemHandle_t> shared_;  // by the allocation's buffer id
 };
+
+cudaIpcMemHandle_t Harness::share(CUdeviceptr base) {
+  const unsigned long long id = driver::buffer_id(base);
+  auto it = shared_.find(id);
+  if (it == shared_.end()) {
+    cudaIpcMemHandle_t handle;
+    CUDA_CHECK(cudaIpcGetMemHandle(&handle, reinterpret_cast<void*>(base)));
+    it = shared_.emplace(id, handle).first;
+  }
+  return it->second;
+}
+
+void Harness::unshare(const void* pointer) noexcept {
+  if (shared_.empty()) return;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (!driver::address_range(reinterpret_cast<CUdeviceptr>(pointer), base, size)) return;
+  const auto it = shared_.find(driver::buffer_id(base));
+  if (it == shared_.end()) return;
+  Writer release;
+  release.put(it->second);
+  shared_.erase(it);
+  if (!ready_ || pid_ <= 0) return;  // no runner: nothing has it open
+  std::string why = "no answer within 10 s";
+  try {
+    Type type;
+    std::vector<unsigned char> payload;
+    if (send_message(fd_, Type::Release, release) && receive_message(fd_, type, payload, 10000))
+      why = type == Type::Release ? Reader(payload).get_string() : "an unexpected message";
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (why.empty()) return;
+  std::cerr << "grader: the program running your code did not close a buffer the tests free (" << why
+            << "): it is restarted\n";
+  stop(true);
+}
 
 void Harness::spawn() {
   if (options.runner.empty()) throw CallFailed("internal: no runner program configured (WORKBOOK_RUNNER)", true);
@@ -400,9 +447,13 @@ std::string start_runner() {
 void configure(const HarnessOptions& options) {
   Harness::get().options = options;
   workbook::use_whole_blocks(true);  // device_buffer.hpp says why
+  workbook::set_before_free([](void* pointer) noexcept { Harness::get().unshare(pointer); });
 }
 int restarts() { return Harness::get().restarts; }
-void shutdown() { Harness::get().stop(false); }
+void shutdown() {
+  workbook::set_before_free(nullptr);  // buffers freed after this (static ones at exit) have no runner
+  Harness::get().stop(false);
+}
 
 void note_call_stream(cudaStream_t stream) {
   t_call_stream = stream;
@@ -416,17 +467,7 @@ PointerRef share_pointer(const void* pointer) {
   size_t size = 0;
   if (!driver::address_range(reinterpret_cast<CUdeviceptr>(pointer), base, size))
     throw std::runtime_error("internal: a pointer argument is not device memory the harness allocated");
-  // One handle per allocation, asked for once: the runner knows an allocation by its handle, and
-  // opening one allocation twice under two handles fails (cudaErrorAlreadyMapped).
-  static std::map<unsigned long long, cudaIpcMemHandle_t> handles;
-  const unsigned long long id = driver::buffer_id(base);
-  auto it = handles.find(id);
-  if (it == handles.end()) {
-    cudaIpcMemHandle_t handle;
-    CUDA_CHECK(cudaIpcGetMemHandle(&handle, reinterpret_cast<void*>(base)));
-    it = handles.emplace(id, handle).first;
-  }
-  ref.handle = it->second;
+  ref.handle = Harness::get().share(base);
   ref.kind = 1;
   ref.offset = reinterpret_cast<CUdeviceptr>(pointer) - base;
   return ref;

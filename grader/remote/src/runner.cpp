@@ -48,40 +48,31 @@ std::map<std::string, Binder>& registry() {
 cudaStream_t g_stream = nullptr;
 bool g_polite = false;  // an untimed phase: no spinning (serve)
 
-struct Opened {
-  void* base = nullptr;
-  std::size_t bytes = 0;
-  long last_call = 0;
-};
-std::map<std::string, Opened> g_opened;  // by IPC handle bytes
-long g_call = 0;
-// Memory of calls past, kept open up to this much: the harness keeps its cases' buffers from case
-// to case (grader/kept_cases.hpp), and opening and closing one are calls into the driver, which
-// the node serializes across its GPUs.
-constexpr std::size_t kOpenBytes = std::size_t(512) << 20;
+// The harness's buffers this process has open, by IPC handle bytes. Each stays open until the
+// harness frees it (Release): opening and closing are calls into the driver, which the node
+// serializes across its GPUs, and the harness keeps its cases' buffers from case to case
+// (grader/kept_cases.hpp).
+std::map<std::string, void*> g_opened;
 
 std::string key_of(const cudaIpcMemHandle_t& h) { return std::string(reinterpret_cast<const char*>(&h), sizeof h); }
 
-// Memory of calls long past (before the last two) is closed again, least recently used first,
-// once more than kOpenBytes is open, so that the harness's freed buffers do not stay alive here;
-// buffers a timing loop reuses stay open.
-void close_stale() {
-  std::size_t open = 0;
-  std::vector<std::map<std::string, Opened>::iterator> stale;
-  for (auto it = g_opened.begin(); it != g_opened.end(); ++it) {
-    open += it->second.bytes;
-    if (it->second.last_call < g_call - 2) stale.push_back(it);
-  }
-  std::sort(stale.begin(), stale.end(), [](auto a, auto b) { return a->second.last_call < b->second.last_call; });
-  for (auto it : stale) {
-    if (open <= kOpenBytes) break;
-    open -= it->second.bytes;
-    cudaIpcCloseMemHandle(it->second.base);
+std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
+
+// Release: the harness frees this memory next. The answer is "" once it is closed here (or was
+// never open), else why not: the harness then ends this process, whose mappings end with it.
+Writer release(const std::vector<unsigned char>& payload) {
+  Writer answer;
+  Reader message(payload);
+  const auto it = g_opened.find(key_of(message.get<cudaIpcMemHandle_t>()));
+  std::string why;
+  if (it != g_opened.end()) {
+    if (const cudaError_t e = cudaIpcCloseMemHandle(it->second); e != cudaSuccess)
+      why = "cudaIpcCloseMemHandle(it->second): " + error_text(e);
     g_opened.erase(it);
   }
+  answer.put_string(why);
+  return answer;
 }
-
-std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
 // Waits for the next message. After a Prepare, the Call follows within microseconds and the
 // harness's clock is already running when it is sent: spin for it, since a sleeping process can
@@ -149,7 +140,6 @@ void prepare_call(const std::vector<unsigned char>& payload, Prepared& p, CUdevi
   const auto arena = prepare.get<std::uint64_t>();
   p.name = prepare.get_string();
   const std::vector<unsigned char> arguments = prepare.get_bytes();
-  ++g_call;
   p.bound = nullptr;
   p.status = Status::Ok;
   p.message.clear();
@@ -248,14 +238,9 @@ void* open_pointer(const PointerRef& ref) {
   if (it == g_opened.end()) {
     void* base = nullptr;
     CUDA_CHECK(cudaIpcOpenMemHandle(&base, ref.handle, cudaIpcMemLazyEnablePeerAccess));
-    CUdeviceptr start = 0;
-    std::size_t bytes = 0;
-    if (!driver::address_range(reinterpret_cast<CUdeviceptr>(base), start, bytes))
-      bytes = kOpenBytes + 1;  // of unknown size: closed once stale
-    it = g_opened.emplace(key, Opened{base, bytes, g_call}).first;
+    it = g_opened.emplace(key, base).first;
   }
-  it->second.last_call = g_call;
-  return static_cast<char*>(it->second.base) + ref.offset;
+  return static_cast<char*>(it->second) + ref.offset;
 }
 
 int serve(int fd) {
@@ -298,6 +283,10 @@ int serve(int fd) {
       prepare_call(payload, prepared, ready);
       continue;
     }
+    if (type == Type::Release) {
+      if (!send_message(fd, Type::Release, release(payload))) return 2;
+      continue;
+    }
     if (type != Type::Call) return 2;
     Reader call(payload);
     const auto seq = call.get<std::uint32_t>();
@@ -307,7 +296,6 @@ int serve(int fd) {
     const Status status = answer_call(fd, seq, prepared, done, threads_at_start, sent);
     if (!sent) return 2;
     if (status == Status::Crashed) return 3;  // the CUDA context is lost: the harness starts a fresh runner
-    close_stale();                            // after the reply, outside the tail the harness measures
   }
 }
 

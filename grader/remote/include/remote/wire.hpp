@@ -25,6 +25,8 @@ enum class Type : std::uint32_t {
   Started = 5,  // runner -> harness: main() was reached (the submission's start-up code ran)
   Prepare = 6,  // harness -> runner: seq, the arena's size (arena.hpp), function name, arguments:
                 // decode them, write ready = seq on your stream (before the clock starts)
+  Release = 7,  // harness -> runner: an IPC handle the harness is about to free: close it if open;
+                // runner -> harness: "" when it is closed (or was never open), else why not
 };
 
 // How a call ended, in the runner's words (the harness trusts only what makes a verdict worse).
