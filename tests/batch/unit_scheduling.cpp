@@ -5,16 +5,19 @@
 #include "grader/catch.hpp"
 
 #include "batch/build_template.hpp"
+#include "batch/gpu_gate_keeper.hpp"
 #include "batch/gpu_memory.hpp"
 #include "batch/gpu_pool.hpp"
 #include "batch/gpu_setup.hpp"
 #include "batch/time_ledger.hpp"
+#include "grader/gpu_gate.hpp"
 #include "grader/process.hpp"
 #include "remote/wire.hpp"
 
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -218,6 +221,68 @@ TEST_CASE("a timing waits no longer than max_defer for correctness phases to mak
   CHECK(during_defer > 3);  // correctness phases went on while the timing deferred
   stop = true;
   for (auto& t : stream) t.join();
+}
+
+TEST_CASE("a gated phase sets up beside correctness phases and starts when its GPU is idle", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  const auto running = pool.acquire(kH100, false);
+  GateKeeper gate(pool, pool.reserve_gpu(kH100));
+  // The process's side, in a thread here: it asks at the gate and waits.
+  std::atomic<bool> opened{false};
+  std::string why = "not yet";
+  std::thread process([&] {
+    why = wait_at_gate(gate.child_fd());
+    opened = true;
+  });
+  std::this_thread::sleep_for(50ms);
+  CHECK_FALSE(opened);  // a correctness phase still runs on the GPU
+  CHECK(gate.waited_s() >= 0.03);
+  pool.release(running);
+  process.join();
+  CHECK(why.empty());
+  CHECK(pool.busy() == std::vector<int>{1});  // the GPU is the process's alone
+  const double waited = gate.waited_s();
+  std::this_thread::sleep_for(20ms);
+  CHECK(gate.waited_s() == waited);  // the wait ended when the gate opened
+  gate.finish();                     // the process ended: the GPU is free
+  CHECK(pool.busy() == std::vector<int>{0});
+}
+
+TEST_CASE("a gated process that ends without asking gives its GPU back", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  {
+    GateKeeper gate(pool, pool.reserve_gpu(kH100));
+    gate.child_started();  // the process has its end, and ends without asking
+  }
+  // A reservation left behind would drain the GPU for good: no correctness phase would start.
+  std::atomic<bool> admitted{false};
+  std::thread phase([&] {
+    const auto l = pool.acquire(kH100, false);
+    admitted = true;
+    pool.release(l);
+  });
+  for (int i = 0; i < 400 && !admitted; ++i) std::this_thread::sleep_for(5ms);
+  CHECK(admitted);
+  if (!admitted) pool.cancel_reservation(0);  // let the thread end, so that the failure is reported
+  phase.join();
+}
+
+TEST_CASE("a process waiting at a gate the grader closes hears why", "[batch][gpus]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  ::close(sv[0]);
+  CHECK(wait_at_gate(sv[1]) != "");
+  ::close(sv[1]);
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  std::thread grader([&] {
+    char ask = 0;
+    CHECK(::read(sv[0], &ask, 1) == 1);
+    CHECK(ask == kGateAsk);
+    ::close(sv[0]);  // closed instead of opened
+  });
+  CHECK(wait_at_gate(sv[1]) == "the grader closed the gate");
+  grader.join();
+  ::close(sv[1]);
 }
 
 TEST_CASE("a node of two models grades each submission on one model, its phases on that model's GPUs",

@@ -80,6 +80,9 @@ public:
   int restarts = 0;
 
   std::vector<unsigned char> invoke(const char* name, const Writer& arguments, cudaStream_t stream);
+  void prepare() {
+    if (!ready_) start();
+  }
   // The IPC handle of the allocation that starts at `base`, asked for once: the runner knows an
   // allocation by its handle, and opening one allocation twice under two handles fails
   // (cudaErrorAlreadyMapped).
@@ -449,6 +452,14 @@ void configure(const HarnessOptions& options) {
   workbook::use_whole_blocks(true);  // device_buffer.hpp says why
   workbook::set_before_free([](void* pointer) noexcept { Harness::get().unshare(pointer); });
 }
+void prepare_runner() {
+  try {
+    Harness::get().prepare();
+  } catch (const std::exception&) {
+    // start() keeps why; the first call reports it
+  }
+}
+
 int restarts() { return Harness::get().restarts; }
 void shutdown() {
   workbook::set_before_free(nullptr);  // buffers freed after this (static ones at exit) have no runner

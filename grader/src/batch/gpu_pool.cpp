@@ -135,15 +135,41 @@ void GpuPool::mark_overlaps(int g, int lease_id) {
   holders_[g].push_back(lease_id);
 }
 
-GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::unique_lock<std::mutex> l(m_);
-  if (pick_reservation(model) < 0) throw std::logic_error("no GPU of model " + model + " in the pool");
+GpuPool::Lease GpuPool::new_lease(bool exclusive) {
   Lease lease;
   lease.exclusive = exclusive;
   lease.pool = this;
   lease.id = next_id_++;
   overlapped_.push_back(false);
+  return lease;
+}
+
+int GpuPool::wait_exclusive(std::unique_lock<std::mutex>& l, int g, const std::string& model, bool may_move) {
+  const auto ready = [&] {
+    update_draining(g);
+    if (idle(g)) return true;
+    // Another GPU of the model came free with no one waiting for it: move there.
+    for (int other = 0; may_move && other < static_cast<int>(gpus_.size()); ++other)
+      if (other != g && of_model(other, model) && idle(other) && states_[other].reserved == 0) {
+        unreserve(g);
+        reserve(other);
+        g = other;
+        return true;
+      }
+    return false;
+  };
+  // Woken by every release; the periodic wake notices max_defer passing.
+  while (!ready()) cv_.wait_for(l, std::min<std::chrono::milliseconds>(max_defer_, std::chrono::milliseconds(500)));
+  unreserve(g);
+  states_[g].exclusive = true;
+  return g;
+}
+
+GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> l(m_);
+  if (pick_reservation(model) < 0) throw std::logic_error("no GPU of model " + model + " in the pool");
+  Lease lease = new_lease(exclusive);
   if (!exclusive) {
     if ((lease.gpu = pick_shared(model)) < 0) {
       ++waiting_shared_;
@@ -152,30 +178,37 @@ GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
     }
     ++states_[lease.gpu].shared;
   } else {
-    int g = pick_reservation(model);
+    const int g = pick_reservation(model);
     reserve(g);
-    const auto ready = [&] {
-      update_draining(g);
-      if (idle(g)) return true;
-      // Another GPU of the model came free with no one waiting for it: move there.
-      for (int other = 0; other < static_cast<int>(gpus_.size()); ++other)
-        if (other != g && of_model(other, model) && idle(other) && states_[other].reserved == 0) {
-          unreserve(g);
-          reserve(other);
-          g = other;
-          return true;
-        }
-      return false;
-    };
-    // Woken by every release; the periodic wake notices max_defer passing.
-    while (!ready()) cv_.wait_for(l, std::min<std::chrono::milliseconds>(max_defer_, std::chrono::milliseconds(500)));
-    unreserve(g);
-    states_[g].exclusive = true;
-    lease.gpu = g;
+    lease.gpu = wait_exclusive(l, g, model, true);
   }
   mark_overlaps(lease.gpu, lease.id);
   lease.waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return lease;
+}
+
+int GpuPool::reserve_gpu(const std::string& model) {
+  std::lock_guard<std::mutex> l(m_);
+  const int g = pick_reservation(model);
+  if (g < 0) throw std::logic_error("no GPU of model " + model + " in the pool");
+  reserve(g);
+  return g;
+}
+
+GpuPool::Lease GpuPool::acquire_reserved(int gpu) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> l(m_);
+  Lease lease = new_lease(true);
+  lease.gpu = wait_exclusive(l, gpu, gpus_[gpu].model, false);
+  mark_overlaps(lease.gpu, lease.id);
+  lease.waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return lease;
+}
+
+void GpuPool::cancel_reservation(int gpu) {
+  std::lock_guard<std::mutex> l(m_);
+  unreserve(gpu);
+  cv_.notify_all();
 }
 
 void GpuPool::release(const Lease& lease) {

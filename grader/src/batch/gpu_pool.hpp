@@ -71,6 +71,15 @@ public:
   Lease acquire(const std::string& model, bool exclusive);
   void release(const Lease& lease);
 
+  // The exclusive side in two steps, for a process started before its GPU is free (a timed
+  // phase sets up its CUDA contexts beside the GPU's correctness phases, then asks at its gate,
+  // gpu_gate.hpp): reserve() picks the GPU and reserves it as acquire() would, and the GPU drains
+  // by the same rule; acquire_reserved() blocks until it is idle, on that GPU only (the process
+  // already runs there); cancel_reservation() when the process ends without asking.
+  int reserve_gpu(const std::string& model);
+  Lease acquire_reserved(int gpu);
+  void cancel_reservation(int gpu);
+
   // The model a new submission is graded on: of the models, the one with the least work per GPU
   // (phases held or waiting, plus submissions assigned and not yet finished). Counted until
   // finish_model(). "" when the pool is empty.
@@ -102,6 +111,10 @@ private:
   int pick_reservation(const std::string& model) const;  // the GPU an exclusive phase waits for
   bool of_model(int g, const std::string& model) const { return model.empty() || gpus_[g].model == model; }
   void mark_overlaps(int g, int lease_id);
+  Lease new_lease(bool exclusive);
+  // Waits for the reserved GPU g to be idle, moving to another GPU of `model` that comes free when
+  // `may_move`; then holds it alone. Returns the GPU.
+  int wait_exclusive(std::unique_lock<std::mutex>& l, int g, const std::string& model, bool may_move);
 
   std::vector<GpuSlot> gpus_;
   int max_shared_;

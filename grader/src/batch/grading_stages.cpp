@@ -1,6 +1,7 @@
 // One submission graded, in the stages Batch::grade() names: its files collected, its test
 // phases run on a GPU of the pool (beside others, or alone when timed), and its report.
 #include "batch/batch_class.hpp"
+#include "batch/gpu_gate_keeper.hpp"
 
 namespace grader {
 namespace batch_detail {
@@ -257,6 +258,7 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
 // A process on one GPU of the submission's model (the pool's least busy that admits it), seen
 // by the process as its only GPU; the wait for it is the submission's "waiting for the GPU".
 Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
+  if (exclusive) return run_gated(g, std::move(p));
   const GpuPool::Lease lease = pool_->acquire(g.model, exclusive);
   struct Release {
     GpuPool& pool;
@@ -282,6 +284,34 @@ Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
   phase.to = clock::now();
   if (root) watch_->ended(*root);
   phase.shared_with_others = lease.shared_with_others();
+  return phase;
+}
+
+// A phase with its GPU alone (timed, or checks run again alone): started at once on the GPU it
+// reserves, the process makes its CUDA contexts beside the GPU's other phases and waits at its
+// gate (grader/gpu_gate.hpp) until the GPU is idle and its. The wait counts as waiting for the
+// GPU, not as the phase's time or against its timeout.
+Phase Batch::run_gated(Grading& g, ProcessOptions p) {
+  GateKeeper gate(*pool_, pool_->reserve_gpu(g.model));
+  const GpuSlot& slot = pool_->gpus()[gate.gpu()];
+  if (!slot.visible.empty()) p.set_env["CUDA_VISIBLE_DEVICES"] = slot.visible;
+  TestProgramEnv env;
+  env.gate_fd = gate.child_fd();
+  for (const auto& [name, value] : test_program_env(env)) p.set_env[name] = value;
+  p.pass_fds[gate.child_fd()] = gate.child_fd();
+  p.on_start = [&gate](int) { gate.child_started(); };
+  p.paused_s = [&gate] { return gate.waited_s(); };
+  g.gpus.insert(gate.gpu());
+  if (!slot.visible.empty()) g.device = slot.shown();
+  Phase phase;
+  phase.gpu = gate.gpu();
+  phase.from = clock::now();
+  phase.process = run_process(p);
+  phase.to = clock::now();
+  gate.finish();
+  const double waited = gate.waited_s();
+  g.times.gpu_wait_s += waited;
+  phase.process.seconds = std::max(0.0, phase.process.seconds - waited);
   return phase;
 }
 
