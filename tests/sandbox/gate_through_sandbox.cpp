@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   slot.model = model;
   grader::GpuPool pool({slot}, 2);
   const auto correctness = pool.acquire(model, false);  // a neighbour's phase holds the GPU
-  grader::GateKeeper gate(pool, pool.reserve_gpu(model));
+  grader::GateKeeper gate(pool, pool.start_gated(model));
 
   const fs::path self = fs::canonical("/proc/self/exe");
   const fs::path dir = fs::temp_directory_path() / ("gpu-gate-" + std::to_string(::getpid()));

@@ -15,6 +15,10 @@ namespace grader {
 
 constexpr char kGateAsk = 'r';
 constexpr char kGateOpen = 'g';
+// The program's exit status when it could not make its CUDA contexts beside the GPU's other work
+// (a neighbour holding the GPU's memory, say): it asks nothing, runs no test, and the batch runs
+// the phase again with the GPU its alone from the start.
+constexpr int kGateSetupFailed = 75;
 
 // The program's side: asks at the gate on `fd` and waits, as long as it takes (the batch bounds
 // the program's run). "" once the gate opened, else why it did not ("the grader closed the gate").

@@ -111,9 +111,14 @@ int main(int argc, char** argv) {
   if (const char* gate = std::getenv("WORKBOOK_GATE_FD"); gate && !listing) {
     // A phase that needs the GPU alone (grader/gpu_gate.hpp): the CUDA contexts first, made
     // beside the GPU's other phases, then the wait for the GPU.
-    if (remote_code) remote::prepare_runner();
-    if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess)
-      std::cout << "warning: cudaFree(nullptr) (making this program's CUDA context): " << cudaGetErrorString(e) << '\n';
+    std::string setup = remote_code ? remote::prepare_runner() : "";
+    if (const cudaError_t e = cudaFree(nullptr); setup.empty() && e != cudaSuccess)
+      setup = std::string("cudaFree(nullptr) (this program's CUDA context): ") + cudaGetErrorString(e);
+    if (!setup.empty()) {
+      std::cout << "could not set up beside the GPU's other work (" << setup
+                << "): the grader runs this again with the GPU to itself\n";
+      return grader::kGateSetupFailed;
+    }
     if (const std::string why = grader::wait_at_gate(std::atoi(gate)); !why.empty()) {
       std::cout << "FAILED: waiting for the GPU to itself: " << why << '\n';
       return 2;
