@@ -256,11 +256,11 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
   return phase;
 }
 
-// A process on one GPU of the submission's model, seen by the process as its only GPU. A phase
-// that needs the GPU alone goes through a gate (run_gated); one that could not set up beside the
-// GPU's other work runs again, the GPU its alone from the start.
+// A process on one GPU of the submission's model, seen by the process as its only GPU. With
+// --early-timed-start, a phase that needs the GPU alone goes through a gate (run_gated); one that
+// could not set up beside the GPU's other work runs again, the GPU its alone from the start.
 Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
-  if (!exclusive) return run_leased(g, std::move(p), false);
+  if (!exclusive || !o_.early_timed_start) return run_leased(g, std::move(p), exclusive);
   Phase phase = run_gated(g, p);
   if (phase.process.exit_code != kGateSetupFailed) return phase;
   g.times.gpu_wait_s += phase.process.seconds;
