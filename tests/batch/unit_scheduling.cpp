@@ -5,16 +5,20 @@
 #include "grader/catch.hpp"
 
 #include "batch/build_template.hpp"
+#include "batch/gpu_gate_keeper.hpp"
 #include "batch/gpu_memory.hpp"
 #include "batch/gpu_pool.hpp"
 #include "batch/gpu_setup.hpp"
 #include "batch/time_ledger.hpp"
+#include "grader/gpu_gate.hpp"
 #include "grader/process.hpp"
 #include "remote/wire.hpp"
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -218,6 +222,136 @@ TEST_CASE("a timing waits no longer than max_defer for correctness phases to mak
   CHECK(during_defer > 3);  // correctness phases went on while the timing deferred
   stop = true;
   for (auto& t : stream) t.join();
+}
+
+namespace {
+
+// The process's side of a gate, in a thread: asks at once, and says when the gate opened.
+struct AskingProcess {
+  explicit AskingProcess(int fd)
+      : thread([this, fd] {
+          why = wait_at_gate(fd);
+          opened = true;
+        }) {}
+  bool opened_within(std::chrono::milliseconds limit) {
+    for (auto waited = 0ms; !opened && waited < limit; waited += 5ms) std::this_thread::sleep_for(5ms);
+    return opened;
+  }
+  std::atomic<bool> opened{false};
+  std::string why = "not yet";
+  std::thread thread;
+};
+
+}  // namespace
+
+TEST_CASE("a gated phase sets up beside correctness phases and starts when its GPU is idle", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  const auto running = pool.acquire(kH100, false);
+  GateKeeper gate(pool, pool.start_gated(kH100));
+  AskingProcess process(gate.child_fd());
+  CHECK_FALSE(process.opened_within(60ms));  // a correctness phase still runs on the GPU
+  CHECK(gate.waited_s() > 0.0);
+  pool.release(running);
+  REQUIRE(process.opened_within(5000ms));
+  process.thread.join();
+  CHECK(process.why.empty());
+  CHECK(gate.opened());
+  CHECK(pool.busy() == std::vector<int>{1});  // the GPU is the process's alone
+  const double waited = gate.waited_s();
+  std::this_thread::sleep_for(20ms);
+  CHECK(gate.waited_s() == waited);  // the wait ended when the gate opened
+  gate.finish();                     // the process ended: the GPU is free
+  CHECK(pool.busy() == std::vector<int>{0});
+}
+
+TEST_CASE("a gate opens only when no other gated process is still starting on the GPU", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  GateKeeper first(pool, pool.start_gated(kH100)), second(pool, pool.start_gated(kH100));
+  std::optional<AskingProcess> ready, late;
+  ready.emplace(first.child_fd());          // the first has made its contexts; the second has not
+  CHECK_FALSE(ready->opened_within(60ms));  // the second's start-up may launch work: no timing beside it
+  late.emplace(second.child_fd());
+  for (int i = 0; i < 1000 && !ready->opened && !late->opened; ++i) std::this_thread::sleep_for(5ms);
+  REQUIRE(ready->opened != late->opened);  // one at a time, either first
+  auto [now, now_gate, next, next_gate] =
+      ready->opened ? std::tie(*ready, first, *late, second) : std::tie(*late, second, *ready, first);
+  CHECK_FALSE(next.opened_within(60ms));
+  now.thread.join();
+  now_gate.finish();
+  REQUIRE(next.opened_within(5000ms));
+  next.thread.join();
+  next_gate.finish();
+  CHECK(pool.busy() == std::vector<int>{0});
+}
+
+TEST_CASE("no gated process starts on a GPU another holds alone", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  const auto timing = pool.acquire(kH100, true);
+  std::atomic<bool> started{false};
+  std::thread starter([&] {
+    GateKeeper gate(pool, pool.start_gated(kH100));
+    started = true;
+  });  // the keeper ends unasked: its start ends too
+  std::this_thread::sleep_for(60ms);
+  CHECK_FALSE(started);
+  pool.release(timing);
+  starter.join();
+  CHECK(started);
+}
+
+TEST_CASE("a gated process that ends without asking gives its GPU back", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  {
+    GateKeeper gate(pool, pool.start_gated(kH100));
+    gate.child_started();  // the process has its end, and ends without asking
+  }
+  // A start left behind would keep the GPU from ever being idle for a timing.
+  const auto timing = pool.acquire(kH100, true);
+  CHECK(timing.waited_s < 1.0);
+  pool.release(timing);
+}
+
+TEST_CASE("a gated process that ends while it waits holds nothing, and its wait stops", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  const auto running = pool.acquire(kH100, false);
+  std::optional<GateKeeper> gate;
+  gate.emplace(pool, pool.start_gated(kH100));
+  int fd = ::dup(gate->child_fd());
+  const char ask = kGateAsk;
+  REQUIRE(::write(fd, &ask, 1) == 1);
+  std::this_thread::sleep_for(50ms);
+  ::close(fd);
+  gate->child_started();  // the process is gone
+  const auto t0 = std::chrono::steady_clock::now();
+  gate->finish();  // does not wait for the correctness phase to end
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
+  CHECK_FALSE(gate->opened());
+  const double waited = gate->waited_s();
+  CHECK(waited >= 0.04);
+  std::this_thread::sleep_for(20ms);
+  CHECK(gate->waited_s() == waited);
+  pool.release(running);
+  const auto timing = pool.acquire(kH100, true);  // nothing left reserved or held
+  CHECK(timing.waited_s < 1.0);
+  pool.release(timing);
+}
+
+TEST_CASE("a process waiting at a gate the grader closes hears why", "[batch][gpus]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  ::close(sv[0]);
+  CHECK(wait_at_gate(sv[1]) != "");
+  ::close(sv[1]);
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  std::thread grader([&] {
+    char ask = 0;
+    CHECK(::read(sv[0], &ask, 1) == 1);
+    CHECK(ask == kGateAsk);
+    ::close(sv[0]);  // closed instead of opened
+  });
+  CHECK(wait_at_gate(sv[1]) == "the grader closed the gate");
+  grader.join();
+  ::close(sv[1]);
 }
 
 TEST_CASE("a node of two models grades each submission on one model, its phases on that model's GPUs",

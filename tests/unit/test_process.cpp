@@ -59,6 +59,20 @@ TEST_CASE("a timeout kills the whole process group, grandchildren included", "[p
   CHECK_FALSE(std::filesystem::exists(marker));
 }
 
+TEST_CASE("time the child waits on the caller does not count against its timeout", "[process]") {
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "sleep 1"};
+  o.timeout_s = 0.6;
+  const auto started = std::chrono::steady_clock::now();
+  // Paused from the start: the child has run only a fifth of its time by the clock it is judged on.
+  o.paused_s = [&] { return 0.8 * std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  const auto paused = run_process(o);
+  CHECK_FALSE(paused.timed_out);
+  CHECK(paused.exit_code == 0);
+  o.paused_s = nullptr;  // the same child without the pause runs past the timeout
+  CHECK(run_process(o).timed_out);
+}
+
 TEST_CASE("a program that does not exist fails to start, with the reason", "[process]") {
   ProcessOptions o;
   o.argv = {"/nonexistent/program"};

@@ -13,6 +13,7 @@ TEST_CASE("test_program_env writes the fields that are set, and only those", "[t
   env.config = "/w/labs/matmul-tiled/lab.toml";
   env.overrides = "";
   env.results_fd = 7;
+  env.gate_fd = 9;
   env.phase_timeout_s = 600;
   env.runner_file_bytes = 256ull << 20;
   env.fewer_cases = true;
@@ -21,6 +22,7 @@ TEST_CASE("test_program_env writes the fields that are set, and only those", "[t
                                                    {"WORKBOOK_CONFIG", "/w/labs/matmul-tiled/lab.toml"},
                                                    {"WORKBOOK_OVERRIDES", ""},
                                                    {"WORKBOOK_RESULTS_FD", "7"},
+                                                   {"WORKBOOK_GATE_FD", "9"},
                                                    {"WORKBOOK_PHASE_TIMEOUT_S", "600.000000"},
                                                    {"WORKBOOK_RUNNER_FILE_BYTES", "268435456"},
                                                    {"WORKBOOK_FEWER_CASES", "1"},

@@ -5,15 +5,19 @@
 // Without a usable GPU the program prints why and exits with status 77, which CTest reports as
 // "Skipped" (SKIP_RETURN_CODE), never as passed.
 #include "grader/catch.hpp"
+#include "grader/gpu_gate.hpp"
 #include "grader/grading.hpp"
 #include "grader/test_program.hpp"
 #include "workbook/contest.hpp"
 #include "workbook/device_query.hpp"
 #include "remote/harness.hpp"
 
-#include <cstdlib>
+#include <cuda_runtime.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <cstring>
@@ -21,7 +25,7 @@
 
 int main(int argc, char** argv) {
   // The verdict's descriptors are for this process only: close-on-exec before anything starts.
-  for (const char* name : {"WORKBOOK_RESULTS_FD", "WORKBOOK_LEADERBOARD_OUT_FD"})
+  for (const char* name : {"WORKBOOK_RESULTS_FD", "WORKBOOK_LEADERBOARD_OUT_FD", "WORKBOOK_GATE_FD"})
     if (const char* fd = std::getenv(name)) ::fcntl(std::atoi(fd), F_SETFD, FD_CLOEXEC);
   bool listing = false;  // listing tests or tags, or asking for help, needs no GPU
   for (int i = 1; i < argc; ++i) {
@@ -103,6 +107,23 @@ int main(int argc, char** argv) {
     if (const char* phase = std::getenv("WORKBOOK_PHASE_TIMEOUT_S"); phase && std::atof(phase) > 0)
       options.call_timeout_s = std::min(options.call_timeout_s, std::atof(phase) / 3);
     remote::configure(options);
+  }
+  if (const char* gate = std::getenv("WORKBOOK_GATE_FD"); gate && !listing) {
+    // A phase that needs the GPU alone (grader/gpu_gate.hpp): the CUDA contexts first, made
+    // beside the GPU's other phases, then the wait for the GPU.
+    std::string setup = remote_code ? remote::prepare_runner() : "";
+    if (const cudaError_t e = cudaFree(nullptr); setup.empty() && e != cudaSuccess)
+      setup = std::string("cudaFree(nullptr) (this program's CUDA context): ") + cudaGetErrorString(e);
+    if (!setup.empty()) {
+      std::cout << "could not set up beside the GPU's other work (" << setup
+                << "): the grader runs this again with the GPU to itself\n";
+      return grader::kGateSetupFailed;
+    }
+    if (const std::string why = grader::wait_at_gate(std::atoi(gate)); !why.empty()) {
+      std::cout << "FAILED: waiting for the GPU to itself: " << why << '\n';
+      return 2;
+    }
+    ::close(std::atoi(gate));
   }
   // 0 (all passed) or 1 (something failed); 70 (a CUDA fault) and 77 (no GPU) are ours.
   return grader::run_catch_session(argc, argv);

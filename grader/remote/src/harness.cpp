@@ -80,6 +80,9 @@ public:
   int restarts = 0;
 
   std::vector<unsigned char> invoke(const char* name, const Writer& arguments, cudaStream_t stream);
+  void prepare() {
+    if (!ready_) start();
+  }
   // The IPC handle of the allocation that starts at `base`, asked for once: the runner knows an
   // allocation by its handle, and opening one allocation twice under two handles fails
   // (cudaErrorAlreadyMapped).
@@ -135,11 +138,17 @@ void Harness::unshare(const void* pointer) noexcept {
   release.put(it->second);
   shared_.erase(it);
   if (!ready_ || pid_ <= 0) return;  // no runner: nothing has it open
-  std::string why = "no answer within 10 s";
+  // A close is a call into the driver, which the node serializes: slow when many processes start
+  // at once, hence the generous limit (only a runner that does not answer at all reaches it).
+  std::string why;
   try {
     Type type;
     std::vector<unsigned char> payload;
-    if (send_message(fd_, Type::Release, release) && receive_message(fd_, type, payload, 10000))
+    if (!send_message(fd_, Type::Release, release))
+      why = "it has ended";
+    else if (!receive_message(fd_, type, payload, 60000))
+      why = "no answer within 60 s";
+    else
       why = type == Type::Release ? Reader(payload).get_string() : "an unexpected message";
   } catch (const std::exception& e) {
     why = e.what();
@@ -449,6 +458,15 @@ void configure(const HarnessOptions& options) {
   workbook::use_whole_blocks(true);  // device_buffer.hpp says why
   workbook::set_before_free([](void* pointer) noexcept { Harness::get().unshare(pointer); });
 }
+std::string prepare_runner() {
+  try {
+    Harness::get().prepare();
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 int restarts() { return Harness::get().restarts; }
 void shutdown() {
   workbook::set_before_free(nullptr);  // buffers freed after this (static ones at exit) have no runner

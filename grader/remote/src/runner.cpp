@@ -66,8 +66,9 @@ Writer release(const std::vector<unsigned char>& payload) {
   const auto it = g_opened.find(key_of(message.get<cudaIpcMemHandle_t>()));
   std::string why;
   if (it != g_opened.end()) {
-    if (const cudaError_t e = cudaIpcCloseMemHandle(it->second); e != cudaSuccess)
-      why = "cudaIpcCloseMemHandle(it->second): " + error_text(e);
+    void* const base = it->second;
+    if (const cudaError_t e = cudaIpcCloseMemHandle(base); e != cudaSuccess)
+      why = "cudaIpcCloseMemHandle(base): " + error_text(e);
     g_opened.erase(it);
   }
   answer.put_string(why);

@@ -168,6 +168,9 @@ private:
   std::function<RunStatus(const std::string&)> phase(Grading& g, const std::string& name, bool exclusive);
   Phase run_phase(Grading& g, const fs::path& results, const std::string& filter, bool exclusive, const fs::path& log);
   Phase run_on_gpu(Grading& g, ProcessOptions p, bool exclusive);
+  Phase run_leased(Grading& g, ProcessOptions p, bool exclusive);
+  Phase run_gated(Grading& g, ProcessOptions p);
+  void on_gpu(Grading& g, ProcessOptions& p, int gpu);
   void finish(Grading& g, const std::string& status, const std::string& detail, RunStatus run_status) const;
   std::vector<std::string> configure_args() const;
   std::vector<std::string> configure_argv(const Grading& g) const;

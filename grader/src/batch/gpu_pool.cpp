@@ -122,7 +122,7 @@ int GpuPool::pick_reservation(const std::string& model) const {
   // The GPU that frees soonest: no timing on it or waiting for it, then the fewest phases on it.
   int best = -1;
   const auto load = [&](int g) {
-    return (states_[g].exclusive ? 1000 : 0) + states_[g].reserved * 1000 + states_[g].shared;
+    return (states_[g].exclusive ? 1000 : 0) + (states_[g].reserved + states_[g].starting) * 1000 + states_[g].shared;
   };
   for (int g = 0; g < static_cast<int>(gpus_.size()); ++g)
     if (of_model(g, model) && (best < 0 || load(g) < load(best))) best = g;
@@ -135,15 +135,48 @@ void GpuPool::mark_overlaps(int g, int lease_id) {
   holders_[g].push_back(lease_id);
 }
 
-GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::unique_lock<std::mutex> l(m_);
-  if (pick_reservation(model) < 0) throw std::logic_error("no GPU of model " + model + " in the pool");
+GpuPool::Lease GpuPool::new_lease(bool exclusive) {
   Lease lease;
   lease.exclusive = exclusive;
   lease.pool = this;
   lease.id = next_id_++;
   overlapped_.push_back(false);
+  return lease;
+}
+
+int GpuPool::wait_exclusive(std::unique_lock<std::mutex>& l, int g, const std::string& model, bool may_move,
+                            const std::atomic<bool>* cancel) {
+  const auto ready = [&] {
+    update_draining(g);
+    if (idle(g)) return true;
+    // Another GPU of the model came free with no one waiting for it: move there.
+    for (int other = 0; may_move && other < static_cast<int>(gpus_.size()); ++other)
+      if (other != g && of_model(other, model) && idle(other) && states_[other].reserved == 0) {
+        unreserve(g);
+        reserve(other);
+        g = other;
+        return true;
+      }
+    return false;
+  };
+  const auto cancelled = [&] { return cancel && cancel->load(); };
+  // Woken by every release; the periodic wake notices max_defer passing.
+  while (!cancelled() && !ready())
+    cv_.wait_for(l, std::min<std::chrono::milliseconds>(max_defer_, std::chrono::milliseconds(500)));
+  unreserve(g);
+  if (!idle(g) || cancelled()) {  // cancelled before the GPU came free
+    cv_.notify_all();
+    return -1;
+  }
+  states_[g].exclusive = true;
+  return g;
+}
+
+GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> l(m_);
+  if (pick_reservation(model) < 0) throw std::logic_error("no GPU of model " + model + " in the pool");
+  Lease lease = new_lease(exclusive);
   if (!exclusive) {
     if ((lease.gpu = pick_shared(model)) < 0) {
       ++waiting_shared_;
@@ -152,30 +185,58 @@ GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
     }
     ++states_[lease.gpu].shared;
   } else {
-    int g = pick_reservation(model);
+    const int g = pick_reservation(model);
     reserve(g);
-    const auto ready = [&] {
-      update_draining(g);
-      if (idle(g)) return true;
-      // Another GPU of the model came free with no one waiting for it: move there.
-      for (int other = 0; other < static_cast<int>(gpus_.size()); ++other)
-        if (other != g && of_model(other, model) && idle(other) && states_[other].reserved == 0) {
-          unreserve(g);
-          reserve(other);
-          g = other;
-          return true;
-        }
-      return false;
-    };
-    // Woken by every release; the periodic wake notices max_defer passing.
-    while (!ready()) cv_.wait_for(l, std::min<std::chrono::milliseconds>(max_defer_, std::chrono::milliseconds(500)));
-    unreserve(g);
-    states_[g].exclusive = true;
-    lease.gpu = g;
+    lease.gpu = wait_exclusive(l, g, model, true);
   }
   mark_overlaps(lease.gpu, lease.id);
   lease.waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return lease;
+}
+
+bool GpuPool::admits_start(int g, const std::string& model) const {
+  const State& s = states_[g];
+  return of_model(g, model) && !s.exclusive && !(s.reserved > 0 && s.shared == 0);
+}
+
+int GpuPool::pick_start(const std::string& model) const {
+  int best = -1;
+  const auto load = [&](int g) { return states_[g].reserved * 1000 + states_[g].starting * 100 + states_[g].shared; };
+  for (int g = 0; g < static_cast<int>(gpus_.size()); ++g)
+    if (admits_start(g, model) && (best < 0 || load(g) < load(best))) best = g;
+  return best;
+}
+
+int GpuPool::start_gated(const std::string& model) {
+  std::unique_lock<std::mutex> l(m_);
+  if (pick_reservation(model) < 0) throw std::logic_error("no GPU of model " + model + " in the pool");
+  int g = -1;
+  cv_.wait(l, [&] { return (g = pick_start(model)) >= 0; });
+  ++states_[g].starting;
+  return g;
+}
+
+GpuPool::Lease GpuPool::acquire_gated(int gpu, const std::atomic<bool>* cancel) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> l(m_);
+  --states_[gpu].starting;
+  reserve(gpu);
+  Lease lease = new_lease(true);
+  lease.gpu = wait_exclusive(l, gpu, gpus_[gpu].model, false, cancel);
+  if (lease.gpu >= 0) mark_overlaps(lease.gpu, lease.id);
+  lease.waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return lease;
+}
+
+void GpuPool::end_gated_start(int gpu) {
+  std::lock_guard<std::mutex> l(m_);
+  --states_[gpu].starting;
+  cv_.notify_all();
+}
+
+void GpuPool::wake() {
+  std::lock_guard<std::mutex> l(m_);
+  cv_.notify_all();
 }
 
 void GpuPool::release(const Lease& lease) {

@@ -13,6 +13,7 @@
 // (a drain then costs nothing). Then it drains until no timing waits.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -71,6 +72,20 @@ public:
   Lease acquire(const std::string& model, bool exclusive);
   void release(const Lease& lease);
 
+  // The exclusive side in two steps, for a process started before its GPU is its alone (a timed
+  // phase makes its CUDA contexts beside the GPU's correctness phases, then asks at its gate:
+  // grader/gpu_gate.hpp). start_gated() blocks until a GPU of `model` admits a start (not held
+  // alone, and not drained with timings waiting: a start then would leave it idle) and returns
+  // it; until the process asks, the GPU is not idle for anyone's timing. acquire_gated() is the
+  // ask: the GPU is reserved and drains as for acquire(), and the call blocks until the GPU is
+  // idle (on that GPU only: the process runs there), or until `*cancel` (the process ended
+  // meanwhile: the returned lease's gpu is then -1 and nothing is held). end_gated_start() when
+  // the process ends without asking.
+  int start_gated(const std::string& model);
+  Lease acquire_gated(int gpu, const std::atomic<bool>* cancel = nullptr);
+  void end_gated_start(int gpu);
+  void wake();  // waiters look again (after a cancel flag is set)
+
   // The model a new submission is graded on: of the models, the one with the least work per GPU
   // (phases held or waiting, plus submissions assigned and not yet finished). Counted until
   // finish_model(). "" when the pool is empty.
@@ -90,6 +105,7 @@ private:
     int shared = 0;
     bool exclusive = false;
     int reserved = 0;         // exclusive phases waiting for this GPU
+    int starting = 0;         // gated processes started here that have not asked yet
     bool draining = false;    // no new shared phase until no exclusive one waits
     Clock::time_point since;  // when `reserved` last went from 0 to 1
   };
@@ -97,11 +113,18 @@ private:
   void reserve(int g);
   void unreserve(int g);
   bool admits_shared(int g, const std::string& model) const;
-  bool idle(int g) const { return !states_[g].exclusive && states_[g].shared == 0; }
+  bool idle(int g) const { return !states_[g].exclusive && states_[g].shared == 0 && states_[g].starting == 0; }
+  bool admits_start(int g, const std::string& model) const;
+  int pick_start(const std::string& model) const;        // -1: none admits
   int pick_shared(const std::string& model) const;       // -1: none admits
   int pick_reservation(const std::string& model) const;  // the GPU an exclusive phase waits for
   bool of_model(int g, const std::string& model) const { return model.empty() || gpus_[g].model == model; }
   void mark_overlaps(int g, int lease_id);
+  Lease new_lease(bool exclusive);
+  // Waits for the reserved GPU g to be idle, moving to another GPU of `model` that comes free when
+  // `may_move`; then holds it alone. Returns the GPU, or -1 (reservation dropped) once `*cancel`.
+  int wait_exclusive(std::unique_lock<std::mutex>& l, int g, const std::string& model, bool may_move,
+                     const std::atomic<bool>* cancel = nullptr);
 
   std::vector<GpuSlot> gpus_;
   int max_shared_;

@@ -1,6 +1,8 @@
 // One submission graded, in the stages Batch::grade() names: its files collected, its test
 // phases run on a GPU of the pool (beside others, or alone when timed), and its report.
 #include "batch/batch_class.hpp"
+#include "batch/gpu_gate_keeper.hpp"
+#include "grader/gpu_gate.hpp"
 
 namespace grader {
 namespace batch_detail {
@@ -254,9 +256,20 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
   return phase;
 }
 
-// A process on one GPU of the submission's model (the pool's least busy that admits it), seen
-// by the process as its only GPU; the wait for it is the submission's "waiting for the GPU".
+// A process on one GPU of the submission's model, seen by the process as its only GPU. With
+// --early-timed-start, a phase that needs the GPU alone goes through a gate (run_gated); one that
+// could not set up beside the GPU's other work runs again, the GPU its alone from the start.
 Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
+  if (!exclusive || !o_.early_timed_start) return run_leased(g, std::move(p), exclusive);
+  Phase phase = run_gated(g, p);
+  if (phase.process.exit_code != kGateSetupFailed) return phase;
+  g.times.gpu_wait_s += phase.process.seconds;
+  return run_leased(g, std::move(p), true);
+}
+
+// On the pool's least busy GPU that admits it; the wait for it is the submission's "waiting for
+// the GPU". The memory watch follows a phase that shares the GPU.
+Phase Batch::run_leased(Grading& g, ProcessOptions p, bool exclusive) {
   const GpuPool::Lease lease = pool_->acquire(g.model, exclusive);
   struct Release {
     GpuPool& pool;
@@ -264,10 +277,7 @@ Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
     ~Release() { pool.release(lease); }
   } release{*pool_, lease};
   g.times.gpu_wait_s += lease.waited_s;
-  const GpuSlot& slot = pool_->gpus()[lease.gpu];
-  if (!slot.visible.empty()) p.set_env["CUDA_VISIBLE_DEVICES"] = slot.visible;
-  g.gpus.insert(lease.gpu);
-  if (!slot.visible.empty()) g.device = slot.shown();
+  on_gpu(g, p, lease.gpu);
   std::optional<int> root;
   if (watch_ && !exclusive) {
     p.on_start = [&](int pid) {
@@ -283,6 +293,47 @@ Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
   if (root) watch_->ended(*root);
   phase.shared_with_others = lease.shared_with_others();
   return phase;
+}
+
+// A phase with its GPU alone (timed, or checks run again alone): started at once on a GPU that
+// admits a start (GpuPool::start_gated), the process makes its CUDA contexts beside the GPU's
+// other phases, watched as they are, and waits at its gate (grader/gpu_gate.hpp) until the GPU
+// is idle and its. The wait counts as waiting for the GPU, not as the phase's time or against
+// its timeout.
+Phase Batch::run_gated(Grading& g, ProcessOptions p) {
+  GateKeeper gate(*pool_, pool_->start_gated(g.model));
+  on_gpu(g, p, gate.gpu());
+  TestProgramEnv env;
+  env.gate_fd = gate.child_fd();
+  for (const auto& [name, value] : test_program_env(env)) p.set_env[name] = value;
+  p.pass_fds[gate.child_fd()] = gate.child_fd();
+  std::optional<int> root;
+  p.on_start = [&](int pid) {
+    gate.child_started();
+    if (!watch_) return;
+    root = pid;
+    watch_->started(pid, g.r.student, gate.gpu());
+  };
+  p.paused_s = [&gate] { return gate.waited_s(); };
+  Phase phase;
+  phase.gpu = gate.gpu();
+  phase.from = clock::now();
+  phase.process = run_process(p);
+  phase.to = clock::now();
+  if (root) watch_->ended(*root);
+  gate.finish();
+  const double waited = gate.waited_s();
+  g.times.gpu_wait_s += waited;
+  phase.process.seconds = std::max(0.0, phase.process.seconds - waited);
+  return phase;
+}
+
+// The process sees GPU `gpu` of the pool as its only one; the submission records it.
+void Batch::on_gpu(Grading& g, ProcessOptions& p, int gpu) {
+  const GpuSlot& slot = pool_->gpus()[gpu];
+  if (!slot.visible.empty()) p.set_env["CUDA_VISIBLE_DEVICES"] = slot.visible;
+  g.gpus.insert(gpu);
+  if (!slot.visible.empty()) g.device = slot.shown();
 }
 
 // A run with a GPU of `model` to itself (the gate's exclusive side), as the timed phases have it.

@@ -444,7 +444,8 @@ int watch_child(pid_t pid, const ProcessOptions& options, PidsCgroup* cgroup, Ou
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) break;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+                           (options.paused_s ? options.paused_s() : 0.0);
     bool kill_now = false;
     if (options.timeout_s > 0 && elapsed > options.timeout_s) {
       result.timed_out = true;

@@ -10,6 +10,7 @@ std::map<std::string, std::string> test_program_env(const TestProgramEnv& e) {
   if (e.overrides) v["WORKBOOK_OVERRIDES"] = *e.overrides;
   if (e.results) v["WORKBOOK_RESULTS"] = e.results->string();
   if (e.results_fd) v["WORKBOOK_RESULTS_FD"] = std::to_string(*e.results_fd);
+  if (e.gate_fd) v["WORKBOOK_GATE_FD"] = std::to_string(*e.gate_fd);
   if (e.cache_dir) v["WORKBOOK_CACHE_DIR"] = e.cache_dir->string();
   if (e.phase_timeout_s) v["WORKBOOK_PHASE_TIMEOUT_S"] = std::to_string(*e.phase_timeout_s);
   if (e.runner) v["WORKBOOK_RUNNER"] = e.runner->string();

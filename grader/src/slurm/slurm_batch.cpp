@@ -291,6 +291,7 @@ std::string task_command(const BatchOptions& b, const fs::path& tasks, std::uint
                      fmt::format("{}", double(b.memory_bytes) / double(1ull << 30)), "--max-processes",
                      std::to_string(b.max_processes)});
   if (b.gpu_jobs > 0) a.insert(a.end(), {"--gpu-jobs", std::to_string(b.gpu_jobs)});
+  if (b.early_timed_start) a.push_back("--early-timed-start");
   if (b.jobs > 0) a.insert(a.end(), {"--jobs", std::to_string(b.jobs)});
   if (!b.sandbox) a.push_back("--no-sandbox");
   if (b.build_only) a.push_back("--build-only");
