@@ -8,7 +8,8 @@
 # submissions (build, correctness, timed, waiting for the GPU); then every copy's grade against
 # tests/realcode/expected.tsv (the reference 100, the starter 0). GPU_JOBS, when set, is passed
 # as --gpu-jobs (correctness phases per GPU at once), CONFIG as --config (a course's override
-# file: another size to time, say). Needs a GPU and a build of the grader with
+# file: another size to time, say), BATCH_ARGS any other options of `grader batch` (word-split:
+# "--gpus 0 --early-timed-start", say). Needs a GPU and a build of the grader with
 # the labs (the gpu preset).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +26,7 @@ python3 tests/bench/make_class.py "$PWD" "$work/fixtures" "$work/classes" "$size
 for lab in "${labs[@]}"; do
   echo "== grader batch $lab ($size submissions, ${JOBS:-16} at a time)"
   "$build/bin/grader" batch "$lab" "$work/classes/$lab" -o "$work/results/$lab" --jobs "${JOBS:-16}" \
-    ${GPU_JOBS:+--gpu-jobs "$GPU_JOBS"} ${CONFIG:+--config "$CONFIG"} > "$work/$lab.log" 2>&1 \
+    ${GPU_JOBS:+--gpu-jobs "$GPU_JOBS"} ${CONFIG:+--config "$CONFIG"} ${BATCH_ARGS:-} > "$work/$lab.log" 2>&1 \
     || echo "(grader batch $lab exited with status $?; log: $work/$lab.log)"
   tail -n 3 "$work/$lab.log"
 done
