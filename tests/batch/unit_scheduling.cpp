@@ -299,6 +299,23 @@ TEST_CASE("no gated process starts on a GPU another holds alone", "[batch][gpus]
   CHECK(started);
 }
 
+TEST_CASE("no more gated programs start or wait on a GPU than correctness phases fit", "[batch][gpus]") {
+  GpuPool pool(fake_gpus({kH100}), 2);
+  std::optional<GateKeeper> first, second;
+  first.emplace(pool, pool.start_gated(kH100));
+  second.emplace(pool, pool.start_gated(kH100));
+  std::atomic<bool> third_started{false};
+  std::thread third([&] {
+    GateKeeper gate(pool, pool.start_gated(kH100));
+    third_started = true;
+  });
+  std::this_thread::sleep_for(60ms);
+  CHECK_FALSE(third_started);
+  first.reset();  // the first program ends without asking: its place frees
+  third.join();
+  CHECK(third_started);
+}
+
 TEST_CASE("a gated process that ends without asking gives its GPU back", "[batch][gpus]") {
   GpuPool pool(fake_gpus({kH100}), 2);
   {

@@ -76,15 +76,22 @@ int main(int argc, char** argv) {
     // privileges.
     ::prctl(PR_SET_DUMPABLE, 0);
   }
-  if (remote_code && !listing) {
-    remote::configure(runner_options());
-    // Started first, with or without a GPU: what the submission runs before main() runs now,
-    // and if it ends the program, that is the verdict for every case.
+  // Started first, with or without a GPU: what the submission runs before main() runs now, and if
+  // it ends the program, that is the verdict for every case. Behind a gate, only once the GPU is
+  // this program's alone: no submission's code runs beside another's timing.
+  const char* gate = listing ? nullptr : std::getenv("WORKBOOK_GATE_FD");
+  const auto start_code = [] {
     if (const std::string why = remote::start_runner(); !why.empty()) {
       std::cout << "FAILED: the program built from your code did not start: it " << why
                 << " (code that runs before main, such as a global object's constructor, can end it)\n";
       return 3;
     }
+    return 0;
+  };
+  if (remote_code && !listing) {
+    remote::configure(runner_options());
+    if (!gate)
+      if (const int status = start_code()) return status;
   }
   if (!listing) {
     std::string why;
@@ -108,15 +115,13 @@ int main(int argc, char** argv) {
       options.call_timeout_s = std::min(options.call_timeout_s, std::atof(phase) / 3);
     remote::configure(options);
   }
-  if (const char* gate = std::getenv("WORKBOOK_GATE_FD"); gate && !listing) {
-    // A phase that needs the GPU alone (grader/gpu_gate.hpp): the CUDA contexts first, made
-    // beside the GPU's other phases, then the wait for the GPU.
-    std::string setup = remote_code ? remote::prepare_runner() : "";
-    if (const cudaError_t e = cudaFree(nullptr); setup.empty() && e != cudaSuccess)
-      setup = std::string("cudaFree(nullptr) (this program's CUDA context): ") + cudaGetErrorString(e);
-    if (!setup.empty()) {
-      std::cout << "could not set up beside the GPU's other work (" << setup
-                << "): the grader runs this again with the GPU to itself\n";
+  if (gate) {
+    // A phase that needs the GPU alone (grader/gpu_gate.hpp): this program's CUDA context first,
+    // made beside the GPU's other phases, then the wait for the GPU, then the submission's code.
+    if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+      std::cout << "could not set up beside the GPU's other work (cudaFree(nullptr), this program's CUDA "
+                   "context: "
+                << cudaGetErrorString(e) << "): the grader runs this again with the GPU to itself\n";
       return grader::kGateSetupFailed;
     }
     if (const std::string why = grader::wait_at_gate(std::atoi(gate)); !why.empty()) {
@@ -124,6 +129,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     ::close(std::atoi(gate));
+    if (remote_code)
+      if (const int status = start_code()) return status;
   }
   // 0 (all passed) or 1 (something failed); 70 (a CUDA fault) and 77 (no GPU) are ours.
   return grader::run_catch_session(argc, argv);

@@ -80,9 +80,6 @@ public:
   int restarts = 0;
 
   std::vector<unsigned char> invoke(const char* name, const Writer& arguments, cudaStream_t stream);
-  void prepare() {
-    if (!ready_) start();
-  }
   // The IPC handle of the allocation that starts at `base`, asked for once: the runner knows an
   // allocation by its handle, and opening one allocation twice under two handles fails
   // (cudaErrorAlreadyMapped).
@@ -458,15 +455,6 @@ void configure(const HarnessOptions& options) {
   workbook::use_whole_blocks(true);  // device_buffer.hpp says why
   workbook::set_before_free([](void* pointer) noexcept { Harness::get().unshare(pointer); });
 }
-std::string prepare_runner() {
-  try {
-    Harness::get().prepare();
-    return "";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-}
-
 int restarts() { return Harness::get().restarts; }
 void shutdown() {
   workbook::set_before_free(nullptr);  // buffers freed after this (static ones at exit) have no runner

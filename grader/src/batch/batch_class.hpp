@@ -169,7 +169,7 @@ private:
   Phase run_phase(Grading& g, const fs::path& results, const std::string& filter, bool exclusive, const fs::path& log);
   Phase run_on_gpu(Grading& g, ProcessOptions p, bool exclusive);
   Phase run_leased(Grading& g, ProcessOptions p, bool exclusive);
-  Phase run_gated(Grading& g, ProcessOptions p);
+  Phase run_gated(Grading& g, ProcessOptions p, bool& set_up);
   void on_gpu(Grading& g, ProcessOptions& p, int gpu);
   void finish(Grading& g, const std::string& status, const std::string& detail, RunStatus run_status) const;
   std::vector<std::string> configure_args() const;

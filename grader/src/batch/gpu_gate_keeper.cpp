@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
-#include <system_error>
 
 namespace grader {
 
@@ -22,11 +21,11 @@ GateKeeper::GateKeeper(GpuPool& pool, int gpu) : pool_(pool), gpu_(gpu) {
   child_fd_ = sv[1];
   try {
     keeper_ = std::thread([this] { keep(); });
-  } catch (const std::system_error& e) {
+  } catch (...) {
     ::close(fd_);
     ::close(child_fd_);
     pool_.end_gated_start(gpu_);
-    throw std::runtime_error(std::string("a GPU gate's thread: ") + e.what());
+    throw std::runtime_error("a GPU gate's thread could not start");
   }
 }
 
@@ -50,6 +49,11 @@ bool GateKeeper::opened() const {
   return opened_;
 }
 
+bool GateKeeper::asked() const {
+  std::lock_guard<std::mutex> l(m_);
+  return asked_;
+}
+
 void GateKeeper::stop_clock(bool process_ended) {
   std::lock_guard<std::mutex> l(m_);
   if (process_ended) ended_ = true;
@@ -68,6 +72,7 @@ void GateKeeper::keep() {
   }
   {
     std::lock_guard<std::mutex> l(m_);
+    asked_ = true;
     if (!ended_) asked_at_ = std::chrono::steady_clock::now();
   }
   const GpuPool::Lease lease = pool_.acquire_gated(gpu_, &ended_);
@@ -86,6 +91,9 @@ void GateKeeper::finish() {
   child_started();   // a process that never started holds no end either
   stop_clock(true);  // the wait, if any, ends with the process
   pool_.wake();
+  // A copy of the process's end that outlived it (a descendant that left its group) must not keep
+  // the keeper reading: the process is over.
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
   if (keeper_.joinable()) keeper_.join();
   if (lease_ && lease_->gpu >= 0) pool_.release(*lease_);
   lease_.reset();

@@ -42,6 +42,8 @@ public:
   double waited_s() const;
   // Whether the gate opened: the process had the GPU alone.
   bool opened() const;
+  // Whether the process asked at the gate (before it could have run any test).
+  bool asked() const;
   // After the process ended: a wait in progress cancelled, the keeper's thread joined, and the
   // GPU released (or its start ended). Called by the destructor too.
   void finish();
@@ -58,7 +60,7 @@ private:
   std::optional<std::chrono::steady_clock::time_point> asked_at_;  // while it waits
   double waited_s_ = 0;                                            // waits ended
   std::optional<GpuPool::Lease> lease_;
-  bool opened_ = false;
+  bool asked_ = false, opened_ = false;
   std::atomic<bool> ended_{false};  // the process ended: a wait for the GPU is for no one
 };
 

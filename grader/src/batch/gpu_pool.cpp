@@ -155,6 +155,7 @@ int GpuPool::wait_exclusive(std::unique_lock<std::mutex>& l, int g, const std::s
         unreserve(g);
         reserve(other);
         g = other;
+        cv_.notify_all();  // the GPU left may admit phases again
         return true;
       }
     return false;
@@ -184,6 +185,7 @@ GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
       --waiting_shared_;
     }
     ++states_[lease.gpu].shared;
+    cv_.notify_all();  // a GPU drained for timings admits starts again while it has phases
   } else {
     const int g = pick_reservation(model);
     reserve(g);
@@ -196,7 +198,8 @@ GpuPool::Lease GpuPool::acquire(const std::string& model, bool exclusive) {
 
 bool GpuPool::admits_start(int g, const std::string& model) const {
   const State& s = states_[g];
-  return of_model(g, model) && !s.exclusive && !(s.reserved > 0 && s.shared == 0);
+  return of_model(g, model) && !s.exclusive && !(s.reserved > 0 && s.shared == 0) &&
+         s.starting + s.reserved < max_shared_;
 }
 
 int GpuPool::pick_start(const std::string& model) const {

@@ -75,8 +75,8 @@ public:
   // The exclusive side in two steps, for a process started before its GPU is its alone (a timed
   // phase makes its CUDA contexts beside the GPU's correctness phases, then asks at its gate:
   // grader/gpu_gate.hpp). start_gated() blocks until a GPU of `model` admits a start (not held
-  // alone, and not drained with timings waiting: a start then would leave it idle) and returns
-  // it; until the process asks, the GPU is not idle for anyone's timing. acquire_gated() is the
+  // alone, not drained with timings waiting: a start then would leave it idle, and fewer than
+  // max_shared programs starting or waiting there) and returns it; until the process asks, the GPU is not idle for anyone's timing. acquire_gated() is the
   // ask: the GPU is reserved and drains as for acquire(), and the call blocks until the GPU is
   // idle (on that GPU only: the process runs there), or until `*cancel` (the process ended
   // meanwhile: the returned lease's gpu is then -1 and nothing is held). end_gated_start() when

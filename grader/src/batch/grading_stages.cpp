@@ -257,12 +257,14 @@ Phase Batch::run_phase(Grading& g, const fs::path& results, const std::string& f
 }
 
 // A process on one GPU of the submission's model, seen by the process as its only GPU. With
-// --early-timed-start, a phase that needs the GPU alone goes through a gate (run_gated); one that
-// could not set up beside the GPU's other work runs again, the GPU its alone from the start.
+// --early-timed-start, a phase that needs the GPU alone goes through a gate (run_gated); one whose
+// program could not set up beside the GPU's other work, and so ran nothing, runs again with the
+// GPU its alone from the start.
 Phase Batch::run_on_gpu(Grading& g, ProcessOptions p, bool exclusive) {
   if (!exclusive || !o_.early_timed_start) return run_leased(g, std::move(p), exclusive);
-  Phase phase = run_gated(g, p);
-  if (phase.process.exit_code != kGateSetupFailed) return phase;
+  bool set_up = true;
+  Phase phase = run_gated(g, p, set_up);
+  if (set_up) return phase;
   g.times.gpu_wait_s += phase.process.seconds;
   return run_leased(g, std::move(p), true);
 }
@@ -296,32 +298,27 @@ Phase Batch::run_leased(Grading& g, ProcessOptions p, bool exclusive) {
 }
 
 // A phase with its GPU alone (timed, or checks run again alone): started at once on a GPU that
-// admits a start (GpuPool::start_gated), the process makes its CUDA contexts beside the GPU's
-// other phases, watched as they are, and waits at its gate (grader/gpu_gate.hpp) until the GPU
-// is idle and its. The wait counts as waiting for the GPU, not as the phase's time or against
-// its timeout.
-Phase Batch::run_gated(Grading& g, ProcessOptions p) {
+// admits a start (GpuPool::start_gated), the test program makes its CUDA context beside the GPU's
+// other phases and waits at its gate (grader/gpu_gate.hpp) until the GPU is idle and its; only
+// then does it start the submission's code. The wait counts as waiting for the GPU, not as the
+// phase's time or against its timeout. `set_up`: false when the program could not make its
+// context beside the others and ended without asking (kGateSetupFailed).
+Phase Batch::run_gated(Grading& g, ProcessOptions p, bool& set_up) {
   GateKeeper gate(*pool_, pool_->start_gated(g.model));
   on_gpu(g, p, gate.gpu());
   TestProgramEnv env;
   env.gate_fd = gate.child_fd();
   for (const auto& [name, value] : test_program_env(env)) p.set_env[name] = value;
   p.pass_fds[gate.child_fd()] = gate.child_fd();
-  std::optional<int> root;
-  p.on_start = [&](int pid) {
-    gate.child_started();
-    if (!watch_) return;
-    root = pid;
-    watch_->started(pid, g.r.student, gate.gpu());
-  };
+  p.on_start = [&gate](int) { gate.child_started(); };
   p.paused_s = [&gate] { return gate.waited_s(); };
   Phase phase;
   phase.gpu = gate.gpu();
   phase.from = clock::now();
   phase.process = run_process(p);
   phase.to = clock::now();
-  if (root) watch_->ended(*root);
   gate.finish();
+  set_up = gate.asked() || phase.process.exit_code != kGateSetupFailed;
   const double waited = gate.waited_s();
   g.times.gpu_wait_s += waited;
   phase.process.seconds = std::max(0.0, phase.process.seconds - waited);

@@ -34,11 +34,6 @@ void configure(const HarnessOptions& options);
 // else how it ended ("was killed by SIGSEGV (Segmentation fault)").
 std::string start_runner();
 
-// Sets up the runner's CUDA (its context, the control page) now instead of at the first call: a
-// program about to wait for its GPU alone (grader/gpu_gate.hpp) does the slow part first.
-// Returns "" when the runner is ready, else why not.
-std::string prepare_runner();
-
 // What the runner did since the last call to this: how many times it had to be restarted.
 int restarts();
 
