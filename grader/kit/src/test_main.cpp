@@ -23,6 +23,27 @@
 #include <cstring>
 #include <iostream>
 
+namespace {
+
+// A phase that needs the GPU alone (grader/gpu_gate.hpp): this program's CUDA context first, made
+// beside the GPU's other phases, then the wait for the GPU (the submission's code starts after).
+// 0 once the GPU is this program's, else the program's exit status.
+int wait_for_gpu_alone(int gate) {
+  if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+    std::cout << "could not set up beside the GPU's other work (cudaFree(nullptr), this program's CUDA context: "
+              << cudaGetErrorString(e) << "): the grader runs this again with the GPU to itself\n";
+    return grader::kGateSetupFailed;
+  }
+  if (const std::string why = grader::wait_at_gate(gate); !why.empty()) {
+    std::cout << "FAILED: waiting for the GPU to itself: " << why << '\n';
+    return 2;
+  }
+  ::close(gate);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // The verdict's descriptors are for this process only: close-on-exec before anything starts.
   for (const char* name : {"WORKBOOK_RESULTS_FD", "WORKBOOK_LEADERBOARD_OUT_FD", "WORKBOOK_GATE_FD"})
@@ -116,19 +137,7 @@ int main(int argc, char** argv) {
     remote::configure(options);
   }
   if (gate) {
-    // A phase that needs the GPU alone (grader/gpu_gate.hpp): this program's CUDA context first,
-    // made beside the GPU's other phases, then the wait for the GPU, then the submission's code.
-    if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
-      std::cout << "could not set up beside the GPU's other work (cudaFree(nullptr), this program's CUDA "
-                   "context: "
-                << cudaGetErrorString(e) << "): the grader runs this again with the GPU to itself\n";
-      return grader::kGateSetupFailed;
-    }
-    if (const std::string why = grader::wait_at_gate(std::atoi(gate)); !why.empty()) {
-      std::cout << "FAILED: waiting for the GPU to itself: " << why << '\n';
-      return 2;
-    }
-    ::close(std::atoi(gate));
+    if (const int status = wait_for_gpu_alone(std::atoi(gate))) return status;
     if (remote_code)
       if (const int status = start_code()) return status;
   }
