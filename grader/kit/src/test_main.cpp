@@ -25,6 +25,27 @@
 
 namespace {
 
+// Listing tests or tags, or asking for help: needs no GPU.
+bool listing_only(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (std::strncmp(a, "--list", 6) == 0 || std::strcmp(a, "-l") == 0 || std::strcmp(a, "-t") == 0 ||
+        std::strcmp(a, "-h") == 0 || std::strcmp(a, "--help") == 0)
+      return true;
+  }
+  return false;
+}
+
+// The runner's options with the lab's call timeout, once lab.toml is read.
+remote::HarnessOptions with_call_timeout(remote::HarnessOptions options) {
+  options.call_timeout_s = grading::config().number("lab.call_timeout_s").value_or(options.call_timeout_s);
+  // A hung call must end well before the grader's limit on the whole run does, so that the run
+  // goes on with the other exercises (grading.cpp skips the rest of the hung one).
+  if (const char* phase = std::getenv("WORKBOOK_PHASE_TIMEOUT_S"); phase && std::atof(phase) > 0)
+    options.call_timeout_s = std::min(options.call_timeout_s, std::atof(phase) / 3);
+  return options;
+}
+
 // A phase that needs the GPU alone (grader/gpu_gate.hpp): this program's CUDA context first, made
 // beside the GPU's other phases, then the wait for the GPU (the submission's code starts after).
 // 0 once the GPU is this program's, else the program's exit status.
@@ -48,13 +69,7 @@ int main(int argc, char** argv) {
   // The verdict's descriptors are for this process only: close-on-exec before anything starts.
   for (const char* name : {"WORKBOOK_RESULTS_FD", "WORKBOOK_LEADERBOARD_OUT_FD", "WORKBOOK_GATE_FD"})
     if (const char* fd = std::getenv(name)) ::fcntl(std::atoi(fd), F_SETFD, FD_CLOEXEC);
-  bool listing = false;  // listing tests or tags, or asking for help, needs no GPU
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    if (std::strncmp(a, "--list", 6) == 0 || std::strcmp(a, "-l") == 0 || std::strcmp(a, "-t") == 0 ||
-        std::strcmp(a, "-h") == 0 || std::strcmp(a, "--help") == 0)
-      listing = true;
-  }
+  const bool listing = listing_only(argc, argv);
   // The code under test runs in the runner, a child process (grader/remote/), unless it is
   // linked into this program (the inspect programs: grader check --sanitize, --profile).
   const bool remote_code = *grading::program::runner != '\0';
@@ -127,15 +142,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
   }
-  if (remote_code && !listing) {
-    remote::HarnessOptions options = runner_options();  // now with the lab's call timeout
-    options.call_timeout_s = grading::config().number("lab.call_timeout_s").value_or(options.call_timeout_s);
-    // A hung call must end well before the grader's limit on the whole run does, so that the
-    // run goes on with the other exercises (grading.cpp skips the rest of the hung one).
-    if (const char* phase = std::getenv("WORKBOOK_PHASE_TIMEOUT_S"); phase && std::atof(phase) > 0)
-      options.call_timeout_s = std::min(options.call_timeout_s, std::atof(phase) / 3);
-    remote::configure(options);
-  }
+  if (remote_code && !listing) remote::configure(with_call_timeout(runner_options()));
   if (gate) {
     if (const int status = wait_for_gpu_alone(std::atoi(gate))) return status;
     if (remote_code)
