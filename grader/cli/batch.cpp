@@ -73,8 +73,8 @@ void add_machine_options(CLI::App* b, BatchCommand& o) {
                 "always alone")
       ->check(CLI::Range(1, 256));
   b->add_flag("--early-timed-start", o.batch.early_timed_start,
-              "(testing) timed runs start their programs at once and wait for the GPU once their CUDA contexts "
-              "are made")
+              "(testing) timed runs start their test programs at once and wait for the GPU once their CUDA "
+              "context is made")
       ->group("");
   b->add_option("--gpus", o.batch.gpus, "The GPUs to grade on: all (default), or e.g. 0,2 or 0-3 ('grader devices')");
   b->add_option("--gpu-apps-command", o.batch.gpu_apps_command,

@@ -44,7 +44,7 @@ struct ProcessOptions {
   // When it becomes true the child's whole tree is killed (the grader was interrupted).
   const std::atomic<bool>* cancel = nullptr;
   // Seconds the child has spent waiting on the caller so far (at a gate it asked at, a wait in
-  // progress included: batch/gpu_gate.hpp): not counted against timeout_s.
+  // progress included: grader/gpu_gate.hpp): not counted against timeout_s.
   std::function<double()> paused_s;
 };
 

@@ -68,7 +68,7 @@ struct BatchOptions {
   int jobs = 0;      // submissions prepared and built at once (0: the CPU count)
   int gpu_jobs = 0;  // correctness runs on each GPU at once (timed runs: always one); 0: shared_phases_per_gpu()
   // --early-timed-start (hidden until measured on GPUs): a phase that needs its GPU alone starts
-  // its program at once and waits at a gate once its CUDA contexts are made (grader/gpu_gate.hpp),
+  // its program at once and waits at a gate once its CUDA context is made (grader/gpu_gate.hpp),
   // instead of starting once the GPU is its alone.
   bool early_timed_start = false;
   // --gpus: the GPUs to grade on, as the grader's CUDA ordinals ("0,2", "0-3"); "all": every

@@ -1,5 +1,5 @@
 // The batch's side of a GPU gate (grader/gpu_gate.hpp): a GPU where one process may start
-// (GpuPool::start_gated), which asks at the gate when its CUDA contexts are made; a thread of this
+// (GpuPool::start_gated), which asks at the gate when its CUDA context is made; a thread of this
 // keeper then waits for the GPU to be idle (GpuPool::acquire_gated) and opens the gate. A process
 // that ends without asking, or while it waits, holds nothing after finish().
 //

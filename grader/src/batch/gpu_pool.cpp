@@ -165,7 +165,7 @@ int GpuPool::wait_exclusive(std::unique_lock<std::mutex>& l, int g, const std::s
   while (!cancelled() && !ready())
     cv_.wait_for(l, std::min<std::chrono::milliseconds>(max_defer_, std::chrono::milliseconds(500)));
   unreserve(g);
-  if (!idle(g) || cancelled()) {  // cancelled before the GPU came free
+  if (cancelled()) {  // the process ended: the GPU is for no one
     cv_.notify_all();
     return -1;
   }
