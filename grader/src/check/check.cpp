@@ -91,6 +91,104 @@ private:
   std::string current_ = "...";
 };
 
+// Steps 0 and 1 of a check: nothing that could make the compiler read another file is built (as a
+// build error), then the student's code is built into the lab's test program (a compile error is
+// the student's to fix: the compiler's own words, with file and line). The status to report when
+// either stops the check; nullopt when the program is ready to run.
+std::optional<RunStatus> build_program(const Paths& paths, const LabConfig& config, const CheckOptions& o,
+                                       const fs::path& program, const fs::path& run_dir) {
+  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty())
+    return RunStatus{RunState::NotGraded, refused};
+  if (o.build) {
+    if (!o.json) std::cerr << "building " << o.lab << (o.reference ? " (reference solution)" : "") << " ...\n";
+    if (const auto errors = build_target(paths, program.filename().string(), run_dir / "build.log"))
+      return RunStatus{RunState::BuildFailed, *errors};
+  }
+  if (!fs::exists(program))
+    return RunStatus{RunState::BuildFailed, "    " + program.string() +
+                                                " does not exist: build it first (cmake --build " +
+                                                paths.build_root.string() + ")"};
+  return std::nullopt;
+}
+
+// How one run of the test program ended. Exit 0 or 1 (Catch2: some checks failed) is a completed
+// run; 70 is the test program stopping after a CUDA fault; anything else is a crash.
+RunStatus how_it_ended(const ProcessResult& outcome, const fs::path& log, double timeout_s) {
+  if (outcome.timed_out)
+    return RunStatus{RunState::TimedOut, fmt::format("no result after {:.0f} s (lab.toml timeout_s): a kernel "
+                                                     "that never ends? Log: {}",
+                                                     timeout_s, log.string())};
+  if (outcome.failed_to_start) return RunStatus{RunState::Crashed, outcome.describe()};
+  if (outcome.signal != 0 || (outcome.exit_code != 0 && outcome.exit_code != 1)) {
+    const std::string why_code =
+        outcome.exit_code == 70 ? "stopped after a CUDA error in your code" : outcome.describe();
+    return RunStatus{RunState::Crashed, why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
+  }
+  return RunStatus{};
+}
+
+// The lab's test program in a child process, once per call, each run into a log of its own: a
+// crash or a hang ends the child, not the grader. The `run_once` of run_isolated (isolation.hpp).
+class TestProgramRuns {
+public:
+  TestProgramRuns(const Paths& paths, const CheckOptions& o, const LabConfig& config, std::uint64_t seed,
+                  fs::path program, fs::path results, fs::path run_dir, Progress& progress)
+      : o_(o),
+        program_(std::move(program)),
+        run_dir_(std::move(run_dir)),
+        timeout_s_(config.timeout_s()),
+        progress_(progress) {
+    env_.seed = seed;
+    env_.results = std::move(results);
+    env_.config = paths.lab_dir(o.lab) / "lab.toml";
+    env_.source_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
+    std::string overrides;
+    for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
+    env_.overrides = overrides;
+    env_.phase_timeout_s = timeout_s_;
+  }
+
+  RunStatus operator()(const std::string& filter) {
+    const fs::path log = run_dir_ / (attempt_++ ? "test-" + std::to_string(attempt_) + ".log" : "test.log");
+    ProcessOptions run;
+    run.argv = {program_.string()};
+    if (!filter.empty()) run.argv.push_back(filter);
+    TestProgramEnv env = env_;
+    env.untimed = untimed_spec(filter);
+    run.set_env = test_program_env(env);
+    run.output_file = log;
+    run.timeout_s = timeout_s_;
+    run.on_poll = [this] { progress_.poll(); };
+    const auto outcome = run_process(run);
+    if (o_.verbose && !o_.json) std::cerr << read_file(log);
+    return how_it_ended(outcome, log, timeout_s_);
+  }
+
+private:
+  const CheckOptions& o_;
+  fs::path program_, run_dir_;
+  double timeout_s_;
+  Progress& progress_;
+  TestProgramEnv env_;
+  int attempt_ = 0;
+};
+
+// A whole run as batch makes it: the untimed cases first, then only the timed cases of the
+// exercises whose results were right (a wrong result's time earns nothing: the report says
+// "not graded"), so a starter's check does not time wrong kernels for their whole budget.
+// Isolated (isolation.hpp): when the test program ends abnormally, the exercises it had not
+// reached run again in a fresh process; one exercise's crash costs no other's points.
+RunStatus run_tests(const std::string& filter, const LabConfig& config, const fs::path& results,
+                    TestProgramRuns& runs) {
+  const auto run_once = [&runs](const std::string& f) { return runs(f); };
+  if (!filter.empty()) return run_isolated(filter, results, run_once).status;
+  RunStatus status = run_isolated(kUntimedCases, results, run_once).status;
+  const auto exercises = exercises_to_time(config, read_results(results));
+  if (status.state == RunState::Completed && !exercises.empty())
+    status = run_isolated(timed_filter(exercises), results, run_once).status;
+  return status;
+}
+
 }  // namespace
 
 int run_check(const Paths& paths, const CheckOptions& o) {
@@ -109,7 +207,6 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   const FileLock lock = lock_lab_runs(run_dir, "grader check " + o.lab);
   const double wait_s = seconds_since(wait_started);
   const fs::path program = paths.test_program(o.lab, o.reference);
-  const bool tty = ::isatty(STDERR_FILENO) && !o.json;
 
   const auto finish = [&](const LabReport& report) {
     if (o.json) {
@@ -119,88 +216,22 @@ int run_check(const Paths& paths, const CheckOptions& o) {
     }
     return exit_status(report);
   };
-  const auto no_run = [&](RunState state, const std::string& detail, const std::string& device = "") {
-    return finish(build_report(config, {}, RunStatus{state, detail}, seed, device));
-  };
+  const auto no_run = [&](const RunStatus& status) { return finish(build_report(config, {}, status, seed, "")); };
 
-  // 0. Nothing that could make the compiler read another file is built (exit 2, as a build error).
-  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty())
-    return no_run(RunState::NotGraded, refused);
-
-  // 1. Build the student's code into the lab's test program. A compile error is the student's
-  //    to fix: show the compiler's own words, with file and line.
   const auto build_started = std::chrono::steady_clock::now();
-  if (o.build) {
-    if (!o.json) std::cerr << "building " << o.lab << (o.reference ? " (reference solution)" : "") << " ...\n";
-    if (const auto errors = build_target(paths, program.filename().string(), run_dir / "build.log"))
-      return no_run(RunState::BuildFailed, *errors);
-  }
-  if (!fs::exists(program))
-    return no_run(RunState::BuildFailed, "    " + program.string() + " does not exist: build it first (cmake --build " +
-                                             paths.build_root.string() + ")");
-
+  if (const auto stopped = build_program(paths, config, o, program, run_dir)) return no_run(*stopped);
   const double build_s = o.build ? seconds_since(build_started) : 0.0;
   std::string why;
-  if (workbook::device_count(&why) == 0) return no_run(RunState::NoGpu, "no CUDA GPU is usable here: " + why);
+  if (workbook::device_count(&why) == 0) return no_run({RunState::NoGpu, "no CUDA GPU is usable here: " + why});
   const std::string device = device_line();
 
-  // 2. Run the tests in a child process: a crash or a hang ends it, not the grader.
   const fs::path results = run_dir / "results.jsonl";
   fs::remove(results);
-  std::string overrides;
-  for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
-  Progress progress(results, tty);
+  Progress progress(results, ::isatty(STDERR_FILENO) && !o.json);
   if (!o.json) std::cerr << "testing " << o.lab << " on " << device << " (seed " << seed << ") ...\n";
-  // Isolated (isolation.hpp): when the test program ends abnormally, the exercises it had not
-  // reached run again in a fresh process; one exercise's crash costs no other's points.
-  int attempt = 0;
+  TestProgramRuns runs(paths, o, config, seed, program, results, run_dir, progress);
   const auto tests_started = std::chrono::steady_clock::now();
-  const auto run_once = [&](const std::string& filter) {
-    const fs::path log = run_dir / (attempt++ ? "test-" + std::to_string(attempt) + ".log" : "test.log");
-    ProcessOptions run;
-    run.argv = {program.string()};
-    if (!filter.empty()) run.argv.push_back(filter);
-    TestProgramEnv env;
-    env.seed = seed;
-    env.results = results;
-    env.config = paths.lab_dir(o.lab) / "lab.toml";
-    env.source_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
-    env.overrides = overrides;
-    env.phase_timeout_s = config.timeout_s();
-    env.untimed = untimed_spec(filter);
-    run.set_env = test_program_env(env);
-    run.output_file = log;
-    run.timeout_s = config.timeout_s();
-    run.on_poll = [&] { progress.poll(); };
-    const auto outcome = run_process(run);
-    if (o.verbose && !o.json) std::cerr << read_file(log);
-    // How did it end? Exit 0 or 1 (Catch2: some checks failed) is a completed run; 70 is the
-    // test program stopping after a CUDA fault; anything else is a crash.
-    if (outcome.timed_out)
-      return RunStatus{RunState::TimedOut, fmt::format("no result after {:.0f} s (lab.toml timeout_s): a kernel "
-                                                       "that never ends? Log: {}",
-                                                       config.timeout_s(), log.string())};
-    if (outcome.failed_to_start) return RunStatus{RunState::Crashed, outcome.describe()};
-    if (outcome.signal != 0 || (outcome.exit_code != 0 && outcome.exit_code != 1)) {
-      const std::string why_code =
-          outcome.exit_code == 70 ? "stopped after a CUDA error in your code" : outcome.describe();
-      return RunStatus{RunState::Crashed,
-                       why_code + ". Last lines of " + log.string() + ":\n" + tail_of_file(log, 1500)};
-    }
-    return RunStatus{};
-  };
-  // A whole run as batch makes it: the untimed cases first, then only the timed cases of the
-  // exercises whose results were right (a wrong result's time earns nothing: the report says
-  // "not graded"), so a starter's check does not time wrong kernels for their whole budget.
-  RunStatus status;
-  if (!o.filter.empty()) {
-    status = run_isolated(o.filter, results, run_once).status;
-  } else {
-    status = run_isolated(kUntimedCases, results, run_once).status;
-    const auto exercises = exercises_to_time(config, read_results(results));
-    if (status.state == RunState::Completed && !exercises.empty())
-      status = run_isolated(timed_filter(exercises), results, run_once).status;
-  }
+  const RunStatus status = run_tests(o.filter, config, results, runs);
   progress.finish();
   LabReport report =
       build_report(config, read_results(results), status, seed, device, read_plans(results), !o.filter.empty());
