@@ -160,6 +160,119 @@ TestProgramEnv profile_env(const Paths& paths, const InspectOptions& o, std::uin
   return env;
 }
 
+// One side of the profile: a test program, the sources it reads (WORKBOOK_SOURCE_DIR: the static
+// checks, the messages) and the names of the kernels it defines.
+struct Side {
+  fs::path program;
+  fs::path sources;
+  std::vector<std::string> kernels;
+};
+
+// What the profiled exercises add up to: the exit status and the footer.
+struct Totals {
+  bool look = false;      // some metric is far from the reference's, or from its expected range
+  bool failed = false;    // a side of yours could not be profiled
+  bool compared = false;  // some metric had a reference's value or an expected range beside it
+  double seconds = 0;
+};
+
+// Profiles exercise after exercise: yours, beside the reference's when there is one.
+class ExerciseProfiler {
+public:
+  ExerciseProfiler(const LabConfig& config, const InspectOptions& o, fs::path ncu, TestProgramEnv env, double timeout,
+                   fs::path run_dir, Side yours, std::optional<Side> reference,
+                   std::vector<std::string> starter_kernels)
+      : config_(config),
+        o_(o),
+        ncu_(std::move(ncu)),
+        env_(std::move(env)),
+        timeout_(timeout),
+        run_dir_(std::move(run_dir)),
+        yours_(std::move(yours)),
+        reference_(std::move(reference)),
+        starter_kernels_(std::move(starter_kernels)) {}
+
+  // One exercise's timed cases under ncu: printed unless --json, added to the totals; its JSON.
+  nlohmann::json profile(const std::string& exercise) {
+    const std::string filter = "[" + exercise + "][performance]";
+    std::vector<std::string> ids = profile_metric_ids(config_, exercise);
+    const Profiled mine = run(yours_, filter, ids, "profile-" + exercise + ".csv");
+    const Profiled theirs =
+        reference_ ? run(*reference_, filter, ids, "profile-" + exercise + "-reference.csv") : Profiled{};
+    totals_.seconds += mine.seconds + theirs.seconds;
+    const ExerciseConfig* ex = config_.exercise(exercise);
+    nlohmann::json jx = {{"exercise", exercise},
+                         {"filter", filter},
+                         {"failure", mine.failure},
+                         {"reference_failure", theirs.failure},
+                         {"kernels", nlohmann::json::array()}};
+    if (!o_.json) std::cout << fmt::format("\n{}: {}   (ncu on \"{}\")\n", exercise, ex ? ex->title : "", filter);
+    if (!mine.failure.empty()) {
+      totals_.failed = true;
+      if (!o_.json) std::cout << "  " << mine.failure << '\n';
+    }
+    std::set<std::string> read;  // metrics whose reading is shown: once an exercise, under its first row
+    for (std::size_t k = 0; k < mine.launches.size(); ++k) {
+      const KernelLaunch& launch = mine.launches[k];
+      const KernelLaunch* match = matching_kernel(launch, k, theirs.launches);
+      const auto rows = rows_of(exercise, ids, launch, match);
+      jx["kernels"].push_back(launch_json(launch, match, rows));
+      if (!o_.json) print_launch(launch, match, rows, reference_.has_value(), read);
+    }
+    if (!theirs.failure.empty() && !o_.json)
+      std::cout << "  (the reference could not be profiled: " << theirs.failure << ")\n";
+    return jx;
+  }
+
+  const Totals& totals() const { return totals_; }
+  const ReferenceValues& expected_values() const { return expected_values_; }
+
+private:
+  Profiled run(const Side& side, const std::string& filter, std::vector<std::string>& ids, const std::string& csv) {
+    TestProgramEnv env = env_;
+    env.source_dir = side.sources;
+    const RunTool tool = [&](const std::vector<std::string>& argv, const fs::path& log) {
+      ProcessOptions p;
+      p.argv = argv;
+      p.set_env = test_program_env(env);
+      p.timeout_s = timeout_;
+      p.output_file = log;
+      return run_process(p);
+    };
+    return profile_kernels(ncu_, tool, side.program, side.kernels, filter, ids, run_dir_ / csv);
+  }
+
+  // A launch's rows against the reference's matching launch, or else lab.toml's expected ranges;
+  // for --expected-ranges, the values of the kernels a student's starter has are kept.
+  std::vector<MetricRow> rows_of(const std::string& exercise, const std::vector<std::string>& ids,
+                                 const KernelLaunch& launch, const KernelLaunch* match) {
+    const auto rows = compare_launch(ids, launch, match, [&](const std::string& id) {
+      return reference_ ? std::nullopt : expected_of(config_, exercise, launch.function, id);
+    });
+    const bool in_starter =
+        std::find(starter_kernels_.begin(), starter_kernels_.end(), launch.function) != starter_kernels_.end();
+    for (const auto& row : rows) {
+      totals_.look = totals_.look || row.look_here;
+      totals_.compared = totals_.compared || (row.id != "duration" && (row.reference || row.expected));
+      if (in_starter && row.id != "duration" && row.yours)
+        expected_values_[exercise][launch.function][row.id] = *row.yours;
+    }
+    return rows;
+  }
+
+  const LabConfig& config_;
+  const InspectOptions& o_;
+  fs::path ncu_;
+  TestProgramEnv env_;
+  double timeout_;
+  fs::path run_dir_;
+  Side yours_;
+  std::optional<Side> reference_;
+  std::vector<std::string> starter_kernels_;  // --expected-ranges: the starter's kernels' names
+  ReferenceValues expected_values_;
+  Totals totals_;
+};
+
 }  // namespace
 
 int run_profile(const Paths& paths, const InspectOptions& o) {
@@ -176,101 +289,46 @@ int run_profile(const Paths& paths, const InspectOptions& o) {
   fs::create_directories(run_dir);
   const FileLock lock = lock_lab_runs(run_dir, "grader check " + o.lab + " --profile");
   const bool beside = !o.reference && paths.has_reference(o.lab);
-  const fs::path yours = inspect_program(paths, o.lab, o.reference);
-  const fs::path reference = inspect_program(paths, o.lab, true);
-
+  const fs::path yours_program = inspect_program(paths, o.lab, o.reference);
+  const fs::path reference_program = inspect_program(paths, o.lab, true);
   std::string device;
-  if (const auto stop =
-          ready_to_run(paths, config, o, beside ? std::vector{yours, reference} : std::vector{yours}, run_dir, device))
+  if (const auto stop = ready_to_run(
+          paths, config, o, beside ? std::vector{yours_program, reference_program} : std::vector{yours_program},
+          run_dir, device))
     return *stop;
+  const fs::path code_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
+  const Side yours{yours_program, code_dir, kernels_of(code_dir, config.files())};
+  std::optional<Side> reference;
+  if (beside)
+    reference =
+        Side{reference_program, paths.solution_dir(o.lab), kernels_of(paths.solution_dir(o.lab), config.files())};
   fs::remove(run_dir / "profile-results.jsonl");
   const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
-  const TestProgramEnv env = profile_env(paths, o, seed, run_dir, timeout);
-  const fs::path code_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
-  // Each side reads its own sources (WORKBOOK_SOURCE_DIR: the static checks, the messages).
-  const auto runner_for = [&](const fs::path& sources) -> RunTool {
-    return [&, sources](const std::vector<std::string>& argv, const fs::path& log) {
-      ProcessOptions p;
-      p.argv = argv;
-      TestProgramEnv side = env;
-      side.source_dir = sources;
-      p.set_env = test_program_env(side);
-      p.timeout_s = timeout;
-      p.output_file = log;
-      return run_process(p);
-    };
-  };
-  const auto your_kernels = kernels_of(code_dir, config.files());
-  const auto reference_kernels =
-      beside ? kernels_of(paths.solution_dir(o.lab), config.files()) : std::vector<std::string>{};
   // --expected-ranges: the reference's values of the kernels a student's starter has (a kernel
   // only the reference defines has no name a student's kernel could match).
-  const auto starter_kernels =
+  auto starter_kernels =
       o.expected_ranges ? kernels_of(paths.lab_dir(o.lab), config.files()) : std::vector<std::string>{};
-  ReferenceValues expected_values;
+  ExerciseProfiler profiler(config, o, ncu.path, profile_env(paths, o, seed, run_dir, timeout), timeout, run_dir, yours,
+                            reference, std::move(starter_kernels));
 
   if (!o.json)
     std::cout << fmt::format("{}: Nsight Compute on {} at the graded size, {}seed {}\nGPU: {}\n", o.lab,
                              o.reference ? "the reference solution" : "your kernels",
                              beside ? "beside the reference solution's, " : "", seed, device);
   nlohmann::json report = {{"lab", o.lab}, {"seed", seed}, {"exercises", nlohmann::json::array()}};
-  bool look = false, failed = false;
-  bool compared = false;  // some metric had a reference's value or an expected range beside it
-  double seconds = 0;
-  for (const auto& exercise : exercises) {
-    const std::string filter = "[" + exercise + "][performance]";
-    std::vector<std::string> ids = profile_metric_ids(config, exercise);
-    const Profiled mine = profile_kernels(ncu.path, runner_for(code_dir), yours, your_kernels, filter, ids,
-                                          run_dir / ("profile-" + exercise + ".csv"));
-    Profiled theirs;
-    if (beside)
-      theirs = profile_kernels(ncu.path, runner_for(paths.solution_dir(o.lab)), reference, reference_kernels, filter,
-                               ids, run_dir / ("profile-" + exercise + "-reference.csv"));
-    seconds += mine.seconds + theirs.seconds;
-    const ExerciseConfig* ex = config.exercise(exercise);
-    nlohmann::json jx = {{"exercise", exercise},
-                         {"filter", filter},
-                         {"failure", mine.failure},
-                         {"reference_failure", theirs.failure},
-                         {"kernels", nlohmann::json::array()}};
-    if (!o.json) std::cout << fmt::format("\n{}: {}   (ncu on \"{}\")\n", exercise, ex ? ex->title : "", filter);
-    if (!mine.failure.empty()) {
-      failed = true;
-      if (!o.json) std::cout << "  " << mine.failure << '\n';
-    }
-    std::set<std::string> read;  // metrics whose reading is shown: once an exercise, under its first row
-    for (std::size_t k = 0; k < mine.launches.size(); ++k) {
-      const KernelLaunch& launch = mine.launches[k];
-      const KernelLaunch* match = matching_kernel(launch, k, theirs.launches);
-      const auto rows = compare_launch(ids, launch, match, [&](const std::string& id) {
-        return beside ? std::nullopt : expected_of(config, exercise, launch.function, id);
-      });
-      const bool in_starter =
-          std::find(starter_kernels.begin(), starter_kernels.end(), launch.function) != starter_kernels.end();
-      for (const auto& row : rows) {
-        look = look || row.look_here;
-        compared = compared || (row.id != "duration" && (row.reference || row.expected));
-        if (in_starter && row.id != "duration" && row.yours)
-          expected_values[exercise][launch.function][row.id] = *row.yours;
-      }
-      jx["kernels"].push_back(launch_json(launch, match, rows));
-      if (!o.json) print_launch(launch, match, rows, beside, read);
-    }
-    if (!theirs.failure.empty() && !o.json)
-      std::cout << "  (the reference could not be profiled: " << theirs.failure << ")\n";
-    report["exercises"].push_back(jx);
-  }
-  report["seconds"] = seconds;
-  const std::string tables = o.expected_ranges ? expected_tables(expected_values) : "";
+  for (const auto& exercise : exercises) report["exercises"].push_back(profiler.profile(exercise));
+  const Totals& totals = profiler.totals();
+  report["seconds"] = totals.seconds;
+  const std::string tables = o.expected_ranges ? expected_tables(profiler.expected_values()) : "";
   if (o.json) {
     if (o.expected_ranges) report["expected_ranges"] = tables;
     std::cout << report.dump(2) << std::endl;
   } else {
-    print_footer(seconds, look, compared, beside);
+    print_footer(totals.seconds, totals.look, totals.compared, beside);
     if (o.expected_ranges) print_expected_tables(o.lab, device, tables);
   }
-  if (failed) return 3;
-  return look ? 1 : 0;
+  if (totals.failed) return 3;
+  return totals.look ? 1 : 0;
 }
 
 }  // namespace grader::inspect
