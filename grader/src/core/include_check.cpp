@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -121,110 +122,111 @@ public:
     bool line_start = true;
     std::size_t i = 0;
     while (i < s_.size()) {
-      const char c = s_[i];
-      if (c == '\n') {
+      if (s_[i] == '\n') {
         push(Token::Eol, "\n", i, line_start);
         line_start = true;
         ++i;
-        continue;
-      }
-      if (horizontal_space(c) || c == '\0') {  // GCC takes a NUL for a blank
-        ++i;
-        continue;
-      }
-      if (c == '/' && at(i + 1) == '/') {
-        while (i < s_.size() && s_[i] != '\n') ++i;
-        continue;
-      }
-      if (c == '/' && at(i + 1) == '*') {
-        const auto end = s_.find("*/", i + 2);
-        i = end == std::string::npos ? s_.size() : end + 2;
-        continue;
-      }
-      const std::size_t start = i;
-      if ((c == '"' || c == '<') && header_name_expected()) {
-        const auto close = s_.find(c == '"' ? '"' : '>', i + 1);
-        const auto eol = s_.find('\n', i + 1);
-        if (close != std::string::npos && (eol == std::string::npos || close < eol)) {
-          Token& t = push(Token::HeaderName, s_.substr(i, close - i + 1), start, line_start);
-          t.value = s_.substr(i + 1, close - i - 1);
-          t.open = c;
-          i = close + 1;
-          line_start = false;
-          continue;
-        }
-        // No closing character on the line: not a header name; lexed as usual below.
-      }
-      if (ident_start(static_cast<unsigned char>(c))) {
-        std::size_t j = i;
-        while (j < s_.size() && ident_char(static_cast<unsigned char>(s_[j]))) ++j;
-        const std::string word = s_.substr(i, j - i);
-        const bool string_prefix = word == "L" || word == "u" || word == "U" || word == "u8";
-        const bool raw_prefix = word == "R" || word == "LR" || word == "uR" || word == "UR" || word == "u8R";
-        if (at(j) == '"' && raw_prefix && raw_string(start, j, line_start, i)) {
-          line_start = false;
-          continue;
-        }
-        if (at(j) == '"' && (string_prefix || raw_prefix)) {
-          i = quoted(start, j, '"', line_start);
-        } else if (at(j) == '\'' && string_prefix) {
-          i = quoted(start, j, '\'', line_start);
-        } else {
-          push(Token::Ident, word, start, line_start);
-          i = j;
-        }
+      } else if (const auto past = past_blank_or_comment(i)) {
+        i = *past;
+      } else {
+        i = token(i, line_start);
         line_start = false;
-        continue;
       }
-      if (std::isdigit(static_cast<unsigned char>(c)) ||
-          (c == '.' && std::isdigit(static_cast<unsigned char>(at(i + 1))))) {
-        std::size_t j = i + 1;
-        while (j < s_.size()) {
-          const char d = s_[j];
-          const char e = s_[j - 1];
-          if ((d == '+' || d == '-') && (e == 'e' || e == 'E' || e == 'p' || e == 'P'))
-            ++j;
-          else if (ident_char(static_cast<unsigned char>(d)) || d == '.')
-            ++j;
-          else if (d == '\'' && ident_char(static_cast<unsigned char>(at(j + 1))))
-            j += 2;  // 1'000
-          else
-            break;
-        }
-        push(Token::Number, s_.substr(i, j - i), start, line_start);
-        i = j;
-        line_start = false;
-        continue;
-      }
-      if (c == '"' || c == '\'') {
-        i = quoted(start, i, c, line_start);
-        line_start = false;
-        continue;
-      }
-      // Punctuators: only the ones that matter here are told apart (# and ##, with their
-      // digraphs %: and %:%:); everything else is one character.
-      if (c == '#' || (c == '%' && at(i + 1) == ':')) {
-        const std::size_t len = c == '#' ? 1 : 2;
-        const bool twice = s_.compare(i + len, 1, "#") == 0 || s_.compare(i + len, 2, "%:") == 0;
-        if (twice) {
-          const std::size_t len2 = s_[i + len] == '#' ? 1 : 2;
-          push(Token::Punct, "##", start, line_start);
-          i += len + len2;
-        } else {
-          push(Token::Punct, "#", start, line_start);
-          i += len;
-        }
-        line_start = false;
-        continue;
-      }
-      push(Token::Punct, std::string(1, c), start, line_start);
-      ++i;
-      line_start = false;
     }
     return std::move(tokens_);
   }
 
 private:
+  // Past a blank (GCC takes a NUL for one) or a comment at s_[i]; nullopt when there is none.
+  // A // comment ends before its newline, which is a token.
+  std::optional<std::size_t> past_blank_or_comment(std::size_t i) const {
+    const char c = s_[i];
+    if (horizontal_space(c) || c == '\0') return i + 1;
+    if (c == '/' && at(i + 1) == '/') return std::min(s_.find('\n', i), s_.size());
+    if (c == '/' && at(i + 1) == '*') {
+      const auto end = s_.find("*/", i + 2);
+      return end == std::string::npos ? s_.size() : end + 2;
+    }
+    return std::nullopt;
+  }
+
+  // The token at s_[i] (neither a blank, a comment nor a newline); returns the position after it.
+  std::size_t token(std::size_t i, bool line_start) {
+    const char c = s_[i];
+    if ((c == '"' || c == '<') && header_name_expected())
+      if (const auto next = header_name(i, line_start)) return *next;
+    if (ident_start(static_cast<unsigned char>(c))) return word(i, line_start);
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && std::isdigit(static_cast<unsigned char>(at(i + 1)))))
+      return number(i, line_start);
+    if (c == '"' || c == '\'') return quoted(i, i, c, line_start);
+    return punctuator(i, line_start);
+  }
+
+  // "..." or <...> closed on its line; nullopt when not closed there (then lexed as usual).
+  std::optional<std::size_t> header_name(std::size_t i, bool line_start) {
+    const char c = s_[i];
+    const auto close = s_.find(c == '"' ? '"' : '>', i + 1);
+    const auto eol = s_.find('\n', i + 1);
+    if (close == std::string::npos || (eol != std::string::npos && close > eol)) return std::nullopt;
+    Token& t = push(Token::HeaderName, s_.substr(i, close - i + 1), i, line_start);
+    t.value = s_.substr(i + 1, close - i - 1);
+    t.open = c;
+    return close + 1;
+  }
+
+  // An identifier, or a literal with an encoding prefix (L"", u8"", R"x(...)x", U'').
+  std::size_t word(std::size_t i, bool line_start) {
+    std::size_t j = i;
+    while (j < s_.size() && ident_char(static_cast<unsigned char>(s_[j]))) ++j;
+    const std::string w = s_.substr(i, j - i);
+    const bool string_prefix = w == "L" || w == "u" || w == "U" || w == "u8";
+    const bool raw_prefix = w == "R" || w == "LR" || w == "uR" || w == "UR" || w == "u8R";
+    std::size_t next = 0;
+    if (at(j) == '"' && raw_prefix && raw_string(i, j, line_start, next)) return next;
+    if (at(j) == '"' && (string_prefix || raw_prefix)) return quoted(i, j, '"', line_start);
+    if (at(j) == '\'' && string_prefix) return quoted(i, j, '\'', line_start);
+    push(Token::Ident, w, i, line_start);
+    return j;
+  }
+
+  // A preprocessing number: digits, letters, dots, an exponent's sign, 1'000's separators.
+  std::size_t number(std::size_t i, bool line_start) {
+    std::size_t j = i + 1;
+    while (j < s_.size()) {
+      const char d = s_[j];
+      const char e = s_[j - 1];
+      if ((d == '+' || d == '-') && (e == 'e' || e == 'E' || e == 'p' || e == 'P'))
+        ++j;
+      else if (ident_char(static_cast<unsigned char>(d)) || d == '.')
+        ++j;
+      else if (d == '\'' && ident_char(static_cast<unsigned char>(at(j + 1))))
+        j += 2;  // 1'000
+      else
+        break;
+    }
+    push(Token::Number, s_.substr(i, j - i), i, line_start);
+    return j;
+  }
+
+  // Punctuators: only the ones that matter here are told apart (# and ##, with their digraphs
+  // %: and %:%:); everything else is one character.
+  std::size_t punctuator(std::size_t i, bool line_start) {
+    const char c = s_[i];
+    if (c != '#' && !(c == '%' && at(i + 1) == ':')) {
+      push(Token::Punct, std::string(1, c), i, line_start);
+      return i + 1;
+    }
+    const std::size_t len = c == '#' ? 1 : 2;
+    const bool twice = s_.compare(i + len, 1, "#") == 0 || s_.compare(i + len, 2, "%:") == 0;
+    if (!twice) {
+      push(Token::Punct, "#", i, line_start);
+      return i + len;
+    }
+    push(Token::Punct, "##", i, line_start);
+    return i + len + (s_[i + len] == '#' ? 1 : 2);
+  }
+
   char at(std::size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
 
   Token& push(Token::Kind kind, std::string text, std::size_t pos, bool line_start) {
