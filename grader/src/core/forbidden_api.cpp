@@ -242,16 +242,30 @@ std::string quoted_header(const std::string& source_line) {
   return source_line.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
 }
 
-}  // namespace
+// An #include (include_next, import) line's header, as shown and as judged; `rest`: what follows
+// the directive's name. Added to `scan` when its header is forbidden, or when it is no header name
+// at all (a macro).
+void scan_include(Scan& scan, int line, const std::string& name, const std::string& rest,
+                  const std::string& text_line) {
+  std::string header;
+  std::string shown;
+  if (!rest.empty() && rest[0] == '<') {
+    header = rest.substr(1, rest.find('>') == std::string::npos ? std::string::npos : rest.find('>') - 1);
+    shown = "#" + name + " <" + header + ">";
+  } else if (!rest.empty() && rest[0] == '"') {
+    header = quoted_header(text_line);
+    shown = "#" + name + " \"" + header + "\"";
+  } else {
+    scan.add(line, "#" + name + " " + rest, kMacroIncludeWhy);
+    return;
+  }
+  const auto verdict = header_verdict(header);
+  if (!verdict.first.empty()) scan.add(line, shown, verdict.second);
+}
 
-std::vector<ApiFinding> find_forbidden_apis(const std::string& file_name, const std::string& source) {
-  const std::string text = drop_digit_separators(splice_lines(source));
-  const std::string code = strip_comments_and_strings(text);
-  const std::vector<std::string> code_lines = split_lines(code);
-  const std::vector<std::string> text_lines = split_lines(text);
-  Scan scan(file_name);
-
-  // Directives, line by line: which headers come in, and OpenMP.
+// Directives, line by line: which headers come in, and OpenMP. Returns the include lines.
+std::set<int> scan_directives(Scan& scan, const std::vector<std::string>& code_lines,
+                              const std::vector<std::string>& text_lines) {
   std::set<int> include_lines;
   for (std::size_t n = 0; n < code_lines.size(); ++n) {
     const int line = static_cast<int>(n) + 1;
@@ -264,78 +278,90 @@ std::vector<ApiFinding> find_forbidden_apis(const std::string& file_name, const 
     }
     if (name != "include" && name != "include_next" && name != "import") continue;
     include_lines.insert(line);
-    std::string header;
-    std::string shown;
-    if (!rest.empty() && rest[0] == '<') {
-      header = rest.substr(1, rest.find('>') == std::string::npos ? std::string::npos : rest.find('>') - 1);
-      shown = "#" + name + " <" + header + ">";
-    } else if (!rest.empty() && rest[0] == '"') {
-      header = n < text_lines.size() ? quoted_header(text_lines[n]) : std::string();
-      shown = "#" + name + " \"" + header + "\"";
-    } else {
-      scan.add(line, "#" + name + " " + rest, kMacroIncludeWhy);
-      continue;
-    }
-    const auto verdict = header_verdict(header);
-    if (!verdict.first.empty()) scan.add(line, shown, verdict.second);
+    scan_include(scan, line, name, rest, n < text_lines.size() ? text_lines[n] : std::string());
   }
+  return include_lines;
+}
 
+// The vendor libraries' names among the tokens, at tokens[i]: their prefixes (cublasSgemm,
+// cufftHandle, CUBLAS_OP_N; not a cublas_ms of one's own) and their namespaces (thrust::sort,
+// using namespace thrust, namespace t = thrust, namespace t = ::thrust).
+void scan_library_name(Scan& scan, const std::vector<Token>& tokens, std::size_t i) {
+  static const std::string none;
+  const auto at = [&](std::size_t k) -> const std::string& { return k < tokens.size() ? tokens[k].text : none; };
+  const Token& t = tokens[i];
+  const std::string& w = t.text;
+  const std::string& prev = i > 0 ? tokens[i - 1].text : none;
+  for (const auto& [prefix, library] : kLibraryPrefixes) {
+    if (!starts_with(w, prefix) || w.size() == prefix.size()) continue;
+    const char next = w[prefix.size()];
+    const bool upper_prefix = std::isupper(static_cast<unsigned char>(prefix[0])) != 0;
+    if (upper_prefix ? next == '_' : std::isupper(static_cast<unsigned char>(next)) != 0)
+      scan.add(t.line, w, library_why(library));
+  }
+  if (prev == "." || prev == "->") return;  // a member of that name is no namespace
+  for (const auto& [space, library] : kLibraryNamespaces) {
+    if (w != space) continue;
+    const bool qualifies = at(i + 1) == "::";
+    const bool named = prev == "namespace" || (prev == "=" && i >= 3 && tokens[i - 3].text == "namespace") ||
+                       (prev == "::" && i >= 4 && tokens[i - 2].text == "=" && tokens[i - 4].text == "namespace");
+    if (qualifies || named) scan.add(t.line, named ? "namespace " + w : w + "::", library_why(library));
+  }
+}
+
+// The other names a submission may not use, at tokens[i]: threads, processes, the dynamic loader,
+// the environment, streams and callbacks of its own, raw system calls, raw strings.
+void scan_other_name(Scan& scan, const std::vector<Token>& tokens, std::size_t i) {
+  static const std::string none;
+  static const std::set<std::string> process_calls = {"fork",   "vfork",   "popen",       "system",      "execl",
+                                                      "execlp", "execle",  "execv",       "execvp",      "execvpe",
+                                                      "execve", "fexecve", "posix_spawn", "posix_spawnp"};
+  static const std::set<std::string> dynamic = {"dlopen", "dlmopen", "dlsym", "dlvsym"};
+  static const std::set<std::string> env_read = {"getenv", "secure_getenv", "environ", "__environ"};
+  static const std::set<std::string> env_write = {"setenv", "putenv", "unsetenv", "clearenv"};
+  static const std::set<std::string> other_streams = {"cudaStreamPerThread", "cudaStreamLegacy", "CU_STREAM_PER_THREAD",
+                                                      "CU_STREAM_LEGACY"};
+  static const std::set<std::string> callbacks = {"cudaLaunchHostFunc", "cudaStreamAddCallback", "cuLaunchHostFunc",
+                                                  "cuStreamAddCallback"};
+  static const std::set<std::string> raw_prefixes = {"R", "u8R", "uR", "UR", "LR"};
+  const auto at = [&](std::size_t k) -> const std::string& { return k < tokens.size() ? tokens[k].text : none; };
+  const Token& t = tokens[i];
+  const std::string& w = t.text;
+  const std::string& prev = i > 0 ? tokens[i - 1].text : none;
+  const bool member = prev == "." || prev == "->";
+  if (w == "std" && at(i + 1) == "::" && (at(i + 2) == "thread" || at(i + 2) == "jthread" || at(i + 2) == "async"))
+    scan.add(t.line, "std::" + at(i + 2), kThreadWhy);
+  if (w == "pthread_create") scan.add(t.line, w, kThreadWhy);
+  if (process_calls.count(w) && !member && at(i + 1) == "(") scan.add(t.line, w, kProcessWhy);
+  if (dynamic.count(w)) scan.add(t.line, w, kDynamicWhy);
+  if (env_read.count(w) && !member) scan.add(t.line, w, kEnvReadWhy);
+  if (env_write.count(w) && !member) scan.add(t.line, w, kEnvWriteWhy);
+  if (starts_with(w, "cudaStreamCreate") || starts_with(w, "cuStreamCreate")) scan.add(t.line, w, kOwnStreamWhy);
+  if (other_streams.count(w)) scan.add(t.line, w, kOtherStreamWhy);
+  if (callbacks.count(w)) scan.add(t.line, w, kCallbackWhy);
+  if (w == "syscall" && !member) scan.add(t.line, w, kSyscallWhy);
+  if (raw_prefixes.count(w) && i + 1 < tokens.size() && tokens[i + 1].text == "\"" && tokens[i + 1].begin == t.end)
+    scan.add(t.line, w + "\"...\"", kRawStringWhy);
+}
+
+}  // namespace
+
+std::vector<ApiFinding> find_forbidden_apis(const std::string& file_name, const std::string& source) {
+  const std::string text = drop_digit_separators(splice_lines(source));
+  const std::string code = strip_comments_and_strings(text);
+  Scan scan(file_name);
+  const std::set<int> include_lines = scan_directives(scan, split_lines(code), split_lines(text));
   // Names in the code (the include lines are done: their header names are not calls).
   std::vector<Token> tokens;
   for (Token& t : tokenize(code))
     if (!include_lines.count(t.line)) tokens.push_back(std::move(t));
-  static const std::string none;
-  const auto at = [&](std::size_t i) -> const std::string& { return i < tokens.size() ? tokens[i].text : none; };
-  const std::set<std::string> process_calls = {"fork",   "vfork",   "popen",       "system",      "execl",
-                                               "execlp", "execle",  "execv",       "execvp",      "execvpe",
-                                               "execve", "fexecve", "posix_spawn", "posix_spawnp"};
-  const std::set<std::string> dynamic = {"dlopen", "dlmopen", "dlsym", "dlvsym"};
-  const std::set<std::string> env_read = {"getenv", "secure_getenv", "environ", "__environ"};
-  const std::set<std::string> env_write = {"setenv", "putenv", "unsetenv", "clearenv"};
-  const std::set<std::string> other_streams = {"cudaStreamPerThread", "cudaStreamLegacy", "CU_STREAM_PER_THREAD",
-                                               "CU_STREAM_LEGACY"};
-  const std::set<std::string> callbacks = {"cudaLaunchHostFunc", "cudaStreamAddCallback", "cuLaunchHostFunc",
-                                           "cuStreamAddCallback"};
-  const std::set<std::string> raw_prefixes = {"R", "u8R", "uR", "UR", "LR"};
-
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
     if (t.text == "#" && i + 1 < tokens.size() && tokens[i + 1].text == "#" && tokens[i + 1].begin == t.end)
       scan.add(t.line, "##", kPastingWhy);
     if (!t.ident) continue;
-    const std::string& w = t.text;
-    const std::string& prev = i > 0 ? tokens[i - 1].text : none;
-    const bool member = prev == "." || prev == "->";
-
-    for (const auto& [prefix, library] : kLibraryPrefixes) {
-      // The libraries' own names: cublasSgemm, cufftHandle, CUBLAS_OP_N (not a cublas_ms of one's own).
-      if (!starts_with(w, prefix) || w.size() == prefix.size()) continue;
-      const char next = w[prefix.size()];
-      const bool upper_prefix = std::isupper(static_cast<unsigned char>(prefix[0])) != 0;
-      if (upper_prefix ? next == '_' : std::isupper(static_cast<unsigned char>(next)) != 0)
-        scan.add(t.line, w, library_why(library));
-    }
-    for (const auto& [space, library] : kLibraryNamespaces) {
-      if (w != space || member) continue;
-      // thrust::sort, using namespace thrust, namespace t = thrust, namespace t = ::thrust
-      const bool qualifies = at(i + 1) == "::";
-      const bool named = prev == "namespace" || (prev == "=" && i >= 3 && tokens[i - 3].text == "namespace") ||
-                         (prev == "::" && i >= 4 && tokens[i - 2].text == "=" && tokens[i - 4].text == "namespace");
-      if (qualifies || named) scan.add(t.line, named ? "namespace " + w : w + "::", library_why(library));
-    }
-    if (w == "std" && at(i + 1) == "::" && (at(i + 2) == "thread" || at(i + 2) == "jthread" || at(i + 2) == "async"))
-      scan.add(t.line, "std::" + at(i + 2), kThreadWhy);
-    if (w == "pthread_create") scan.add(t.line, w, kThreadWhy);
-    if (process_calls.count(w) && !member && at(i + 1) == "(") scan.add(t.line, w, kProcessWhy);
-    if (dynamic.count(w)) scan.add(t.line, w, kDynamicWhy);
-    if (env_read.count(w) && !member) scan.add(t.line, w, kEnvReadWhy);
-    if (env_write.count(w) && !member) scan.add(t.line, w, kEnvWriteWhy);
-    if (starts_with(w, "cudaStreamCreate") || starts_with(w, "cuStreamCreate")) scan.add(t.line, w, kOwnStreamWhy);
-    if (other_streams.count(w)) scan.add(t.line, w, kOtherStreamWhy);
-    if (callbacks.count(w)) scan.add(t.line, w, kCallbackWhy);
-    if (w == "syscall" && !member) scan.add(t.line, w, kSyscallWhy);
-    if (raw_prefixes.count(w) && i + 1 < tokens.size() && tokens[i + 1].text == "\"" && tokens[i + 1].begin == t.end)
-      scan.add(t.line, w + "\"...\"", kRawStringWhy);
+    scan_library_name(scan, tokens, i);
+    scan_other_name(scan, tokens, i);
   }
   return scan.take();
 }
