@@ -205,10 +205,8 @@ ToolRun run_tool(const fs::path& sanitizer, const std::string& tool, const fs::p
   return run;
 }
 
-}  // namespace
-
-int run_sanitize(const Paths& paths, const InspectOptions& o) {
-  const LabConfig config = load_lab(paths, o.lab, o.overrides);  // throws for an unknown lab
+// The exit status of options that cannot be run (said on stderr); nullopt when they can.
+std::optional<int> refused(const Paths& paths, const LabConfig& config, const InspectOptions& o) {
   if (o.reference && !paths.has_reference(o.lab)) {
     std::cerr << no_reference_message(o.lab) << '\n';
     return 64;
@@ -217,6 +215,45 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     std::cerr << fmt::format("grader: {} has no exercise '{}' (grader list shows them)\n", o.lab, o.exercise);
     return 64;
   }
+  return std::nullopt;
+}
+
+// The test program's environment under the tools: its sources, the run's override files.
+TestProgramEnv sanitize_env(const Paths& paths, const InspectOptions& o, std::uint64_t seed, const fs::path& run_dir,
+                            const fs::path& code_dir, double timeout) {
+  std::string overrides;
+  for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
+  TestProgramEnv env;
+  env.seed = seed;
+  env.results = run_dir / "sanitize-results.jsonl";
+  env.config = paths.lab_dir(o.lab) / "lab.toml";
+  env.source_dir = code_dir;
+  env.overrides = overrides;
+  env.phase_timeout_s = timeout;
+  return env;
+}
+
+// The command that runs again the tool that found something (else the first), on the same inputs.
+std::string run_again(const std::vector<ToolRun>& runs, const std::vector<std::string>& tools, std::uint64_t seed,
+                      const fs::path& sanitizer, const fs::path& program, const std::string& filter) {
+  std::string shown_tool = tools.front();
+  for (const auto& r : runs)
+    if (r.status == "found") {
+      shown_tool = r.tool;
+      break;
+    }
+  std::string options;
+  for (const auto& a : tool_arguments(shown_tool)) options += a + " ";
+  return fmt::format("WORKBOOK_SEED={}{} {} {}{} \"{}\"", seed,
+                     shown_tool == "racecheck" ? " WORKBOOK_FEWER_CASES=1" : "", sanitizer.string(), options,
+                     program.string(), filter);
+}
+
+}  // namespace
+
+int run_sanitize(const Paths& paths, const InspectOptions& o) {
+  const LabConfig config = load_lab(paths, o.lab, o.overrides);  // throws for an unknown lab
+  if (const auto stop = refused(paths, config, o)) return *stop;
   const std::vector<std::string> tools = o.tools.empty() ? default_sanitizer_tools() : o.tools;
   const Tool sanitizer = find_compute_sanitizer();
   if (sanitizer.path.empty()) {
@@ -240,15 +277,7 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
   std::string device;
   if (const auto stop = ready_to_run(paths, config, o, {program}, run_dir, device)) return *stop;
   const double timeout = o.timeout_s > 0 ? o.timeout_s : config.timeout_s();
-  std::string overrides;
-  for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
-  TestProgramEnv env;
-  env.seed = seed;
-  env.results = run_dir / "sanitize-results.jsonl";
-  env.config = paths.lab_dir(o.lab) / "lab.toml";
-  env.source_dir = code_dir;
-  env.overrides = overrides;
-  env.phase_timeout_s = timeout;
+  const TestProgramEnv env = sanitize_env(paths, o, seed, run_dir, code_dir, timeout);
   if (!o.json)
     std::cout << fmt::format("{}: compute-sanitizer on the cases \"{}\" of {}, seed {}{}\nGPU: {}\n\n", o.lab, filter,
                              o.reference ? "the reference solution" : "your code", seed,
@@ -266,18 +295,6 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
     if (!o.json) std::cout << render(run, sources) << std::flush;
     runs.push_back(std::move(run));
   }
-
-  std::string shown_tool = tools.front();
-  for (const auto& r : runs)
-    if (r.status == "found") {
-      shown_tool = r.tool;
-      break;
-    }
-  std::string options;
-  for (const auto& a : tool_arguments(shown_tool)) options += a + " ";
-  const std::string again =
-      fmt::format("WORKBOOK_SEED={}{} {} {}{} \"{}\"", seed, shown_tool == "racecheck" ? " WORKBOOK_FEWER_CASES=1" : "",
-                  sanitizer.path.string(), options, program.string(), filter);
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : runs) all.push_back(to_json(r, sources));
@@ -293,7 +310,8 @@ int run_sanitize(const Paths& paths, const InspectOptions& o) {
               << (found        ? "Each problem above is at a line of your code: fix the first, then run this again."
                   : unfinished ? "Not every tool finished: nothing can be said of what they did not run."
                                : "compute-sanitizer found nothing in these cases.")
-              << "\nRun a tool yourself (the same inputs): " << again << "\n";
+              << "\nRun a tool yourself (the same inputs): "
+              << run_again(runs, tools, seed, sanitizer.path, program, filter) << "\n";
   }
   if (unfinished) return 3;
   return found ? 1 : 0;
