@@ -136,6 +136,64 @@ std::vector<std::string> read_exclude_patterns(const fs::path& file) {
   return patterns;
 }
 
+namespace {
+
+// What a release copies, and what it leaves out.
+struct Copied {
+  std::size_t files = 0, left_out = 0;
+};
+
+// 1. The working copy's files into `out`, without what `patterns` leave out. A link must point
+//    inside what the release holds.
+Copied copy_files(const fs::path& root, const fs::path& out, const std::vector<std::string>& patterns) {
+  Copied n;
+  for (const std::string& file : working_copy_files(root)) {
+    if (excluded(file, patterns)) {
+      ++n.left_out;
+      continue;
+    }
+    const fs::path from = root / file;
+    if (fs::is_symlink(from)) {
+      const fs::path target = fs::weakly_canonical(from.parent_path() / fs::read_symlink(from));
+      const auto rel = fs::relative(target, root).generic_string();
+      if (rel.rfind("..", 0) == 0 || excluded(rel, patterns))
+        throw std::runtime_error(file + " is a link to " + target.string() + ", outside what the release holds");
+    }
+    if (!fs::is_regular_file(from)) continue;  // deleted in the working copy but not in git
+    fs::create_directories((out / file).parent_path());
+    fs::copy_file(from, out / file, fs::copy_options::overwrite_existing);
+    fs::permissions(out / file, fs::status(from).permissions());
+    ++n.files;
+  }
+  return n;
+}
+
+// 2. The starters at the course's hint level, from the marked solutions. Returns how many.
+std::size_t write_starters(const Paths& paths, const fs::path& out, const std::vector<std::string>& patterns,
+                           const Course& course, const std::optional<HintLevel>& hints) {
+  const fs::path root = paths.source_root;
+  std::size_t starters = 0;
+  for (const StarterFile& f : starter_files(paths, {})) {
+    if (excluded(fs::relative(f.starter, root).generic_string(), patterns)) continue;  // a lab left out
+    const auto it = course.hints.find(f.lab);
+    const HintLevel level = hints ? *hints : it != course.hints.end() ? it->second : course.default_hints;
+    write_atomically(out / fs::relative(f.starter, root),
+                     generate_starter(read_file(f.solution), level, fs::relative(f.solution, root).string()));
+    ++starters;
+  }
+  return starters;
+}
+
+// --git: the release as a git repository with one commit. False when git could not make it.
+bool make_repository(const fs::path& out) {
+  const std::string git = "git -C " + quoted(out);
+  const std::string who = " -c user.name='CUDA Workbook release' -c user.email='release@cuda-workbook.invalid'";
+  return capture(git + " init -q") && capture(git + " add -A") &&
+         capture(git + who + " commit -q -m 'CUDA Workbook: the student release'");
+}
+
+}  // namespace
+
 int cmd_release(const Paths& paths, const ReleaseOptions& options) {
   const fs::path root = paths.source_root;
   const fs::path out = fs::absolute(options.out);
@@ -154,55 +212,19 @@ int cmd_release(const Paths& paths, const ReleaseOptions& options) {
   for (const auto& [lab, _] : course.overrides)
     if (!fs::exists(paths.lab_dir(lab) / "lab.toml")) throw UnknownLab(lab, available_labs(paths));
 
-  // 1. The files, without what the release leaves out.
-  std::size_t copied = 0, left_out = 0;
-  for (const std::string& file : working_copy_files(root)) {
-    if (excluded(file, patterns)) {
-      ++left_out;
-      continue;
-    }
-    const fs::path from = root / file;
-    if (fs::is_symlink(from)) {
-      const fs::path target = fs::weakly_canonical(from.parent_path() / fs::read_symlink(from));
-      const auto rel = fs::relative(target, root).generic_string();
-      if (rel.rfind("..", 0) == 0 || excluded(rel, patterns))
-        throw std::runtime_error(file + " is a link to " + target.string() + ", outside what the release holds");
-    }
-    if (!fs::is_regular_file(from)) continue;  // deleted in the working copy but not in git
-    fs::create_directories((out / file).parent_path());
-    fs::copy_file(from, out / file, fs::copy_options::overwrite_existing);
-    fs::permissions(out / file, fs::status(from).permissions());
-    ++copied;
-  }
-
-  // 2. The starters at the course's hint level, from the marked solutions.
-  std::size_t starters = 0;
-  for (const StarterFile& f : starter_files(paths, {})) {
-    if (excluded(fs::relative(f.starter, root).generic_string(), patterns)) continue;  // a lab left out
-    const auto it = course.hints.find(f.lab);
-    const HintLevel level = options.hints              ? *options.hints
-                            : it != course.hints.end() ? it->second
-                                                       : course.default_hints;
-    write_atomically(out / fs::relative(f.starter, root),
-                     generate_starter(read_file(f.solution), level, fs::relative(f.solution, root).string()));
-    ++starters;
-  }
-
+  const Copied copied = copy_files(root, out, patterns);
+  const std::size_t starters = write_starters(paths, out, patterns, course, options.hints);
   // 3. The course's overrides, beside each lab.toml.
   for (const auto& [lab, text] : course.overrides)
     write_atomically(out / "labs" / lab / "course.toml",
                      "# This course's settings for " + lab + ", laid over lab.toml by the grader.\n" + text + "\n");
-
   // 4. Nothing left of the solutions.
   if (fs::exists(out / "solutions")) throw std::logic_error("internal: solutions/ reached the release");
 
   std::cout << fmt::format("wrote {}: {} files ({} left out), {} starters generated, {} course override(s)\n",
-                           out.string(), copied, left_out, starters, course.overrides.size());
+                           out.string(), copied.files, copied.left_out, starters, course.overrides.size());
   if (options.git) {
-    const std::string git = "git -C " + quoted(out);
-    const std::string who = " -c user.name='CUDA Workbook release' -c user.email='release@cuda-workbook.invalid'";
-    if (!capture(git + " init -q") || !capture(git + " add -A") ||
-        !capture(git + who + " commit -q -m 'CUDA Workbook: the student release'")) {
+    if (!make_repository(out)) {
       std::cerr << "grader release: git could not make the repository in " << out.string() << '\n';
       return 3;
     }
