@@ -1,6 +1,7 @@
 #include "grader/lab_config.hpp"
 
 #include <cstdlib>
+#include <functional>
 
 #include <fstream>
 #include <sstream>
@@ -68,29 +69,34 @@ LabConfig LabConfig::load(const std::filesystem::path& lab_toml, const std::vect
   return config;
 }
 
-void LabConfig::validate(const std::string& source_name) {
-  const auto fail = [&](const std::string& what) { throw ConfigError(source_name + ": " + what); };
-  name_ = table_["lab"]["name"].value_or(std::string{});
-  if (name_.empty()) fail("[lab] needs a name");
-  title_ = table_["lab"]["title"].value_or(name_);
+namespace {
 
-  files_.clear();
-  if (const auto* files = table_["lab"]["files"].as_array()) {
-    for (const auto& f : *files) {
+// Says what is wrong with the lab's configuration, by throwing ConfigError.
+using Fail = std::function<void(const std::string& what)>;
+
+// [lab] files: the files a student edits.
+std::vector<std::string> read_files(const toml::table& t, const Fail& fail) {
+  std::vector<std::string> files;
+  if (const auto* list = t["lab"]["files"].as_array()) {
+    for (const auto& f : *list) {
       if (!f.is_string()) fail("[lab] files must be a list of file names");
-      files_.push_back(*f.value<std::string>());
+      files.push_back(*f.value<std::string>());
     }
   }
-  if (files_.empty()) fail("[lab] files must name at least one file");
+  if (files.empty()) fail("[lab] files must name at least one file");
+  return files;
+}
 
-  exercises_.clear();
-  const auto* order = table_["lab"]["exercises"].as_array();
+// [lab] exercises, in report order, each with its [exercises.<name>] title and points.
+std::vector<ExerciseConfig> read_exercises(const toml::table& t, const Fail& fail) {
+  std::vector<ExerciseConfig> exercises;
+  const auto* order = t["lab"]["exercises"].as_array();
   if (!order || order->empty()) fail("[lab] exercises must list the exercises in report order");
   for (const auto& e : *order) {
     if (!e.is_string()) fail("[lab] exercises must be a list of names");
     ExerciseConfig ex;
     ex.name = *e.value<std::string>();
-    const auto* section = table_["exercises"][ex.name].as_table();
+    const auto* section = t["exercises"][ex.name].as_table();
     if (!section) fail("[lab] exercises names '" + ex.name + "' but there is no [exercises." + ex.name + "]");
     ex.title = (*section)["title"].value_or(ex.name);
     const auto* points = (*section)["points"].as_table();
@@ -102,45 +108,61 @@ void LabConfig::validate(const std::string& source_name) {
         fail("[exercises." + ex.name + "] points." + std::string(kind.str()) + " must be a number >= 0");
       ex.points[std::string(kind.str())] = *pts;
     }
-    exercises_.push_back(std::move(ex));
+    exercises.push_back(std::move(ex));
   }
+  return exercises;
+}
 
-  const auto visibility = [&](const toml::node_view<toml::node>& node, const std::string& key,
-                              const std::string& fallback) {
-    if (!node) return fallback;
-    const auto v = node.value<std::string>();
-    if (!v || (*v != "hidden" && *v != "after_published" && *v != "visible"))
-      fail(key + " must be \"hidden\", \"after_published\" or \"visible\"");
-    return *v;
-  };
-  gradescope_visibility_ = visibility(table_["gradescope"]["visibility"], "[gradescope] visibility", "visible");
-  hidden_ = {};
-  if (const auto* hidden = table_["hidden"].as_table()) {
-    hidden_.visibility = visibility(table_["hidden"]["visibility"], "[hidden] visibility", "after_published");
-    std::vector<std::string> form;
-    if (const auto* dims = table_["lab"]["hidden_shape"].as_array())
-      for (const auto& d : *dims) form.push_back(d.value_or(std::string{}));
-    const std::string form_text = [&] {
-      std::string t;
-      for (const auto& d : form) t += (t.empty() ? "" : ", ") + d;
-      return "[" + t + "]";
-    }();
-    if (const auto* shapes = (*hidden)["shapes"].as_array()) {
-      if (form.empty())
-        fail("[hidden] shapes: " + name_ + " takes no hidden cases (its lab.toml has no [lab] hidden_shape)");
-      for (const auto& shape : *shapes) {
-        const auto* dims = shape.as_array();
-        std::vector<int> values;
-        if (dims)
-          for (const auto& d : *dims)
-            if (const auto i = d.value<int64_t>(); i && *i >= 1 && *i <= (1 << 20))
-              values.push_back(static_cast<int>(*i));
-        if (!dims || values.size() != form.size() || values.size() != dims->size())
-          fail("[hidden] shapes: each shape is " + form_text + ", whole numbers from 1 to 1048576");
-        hidden_.shapes.push_back(std::move(values));
-      }
-    }
+// A visibility setting (Gradescope's words): `fallback` when the node is not set.
+std::string read_visibility(const toml::node_view<const toml::node>& node, const std::string& key,
+                            const std::string& fallback, const Fail& fail) {
+  if (!node) return fallback;
+  const auto v = node.value<std::string>();
+  if (!v || (*v != "hidden" && *v != "after_published" && *v != "visible"))
+    fail(key + " must be \"hidden\", \"after_published\" or \"visible\"");
+  return *v;
+}
+
+// [hidden]: its visibility and its shapes, each in the lab's form ([lab] hidden_shape).
+HiddenCases read_hidden(const toml::table& t, const std::string& lab, const Fail& fail) {
+  HiddenCases hidden;
+  const auto* table = t["hidden"].as_table();
+  if (!table) return hidden;
+  hidden.visibility = read_visibility(t["hidden"]["visibility"], "[hidden] visibility", "after_published", fail);
+  std::vector<std::string> form;
+  if (const auto* dims = t["lab"]["hidden_shape"].as_array())
+    for (const auto& d : *dims) form.push_back(d.value_or(std::string{}));
+  std::string form_text;
+  for (const auto& d : form) form_text += (form_text.empty() ? "" : ", ") + d;
+  form_text = "[" + form_text + "]";
+  const auto* shapes = (*table)["shapes"].as_array();
+  if (!shapes) return hidden;
+  if (form.empty()) fail("[hidden] shapes: " + lab + " takes no hidden cases (its lab.toml has no [lab] hidden_shape)");
+  for (const auto& shape : *shapes) {
+    const auto* dims = shape.as_array();
+    std::vector<int> values;
+    if (dims)
+      for (const auto& d : *dims)
+        if (const auto i = d.value<int64_t>(); i && *i >= 1 && *i <= (1 << 20)) values.push_back(static_cast<int>(*i));
+    if (!dims || values.size() != form.size() || values.size() != dims->size())
+      fail("[hidden] shapes: each shape is " + form_text + ", whole numbers from 1 to 1048576");
+    hidden.shapes.push_back(std::move(values));
   }
+  return hidden;
+}
+
+}  // namespace
+
+void LabConfig::validate(const std::string& source_name) {
+  const Fail fail = [&](const std::string& what) { throw ConfigError(source_name + ": " + what); };
+  name_ = table_["lab"]["name"].value_or(std::string{});
+  if (name_.empty()) fail("[lab] needs a name");
+  title_ = table_["lab"]["title"].value_or(name_);
+  files_ = read_files(table_, fail);
+  exercises_ = read_exercises(table_, fail);
+  const toml::table& t = table_;
+  gradescope_visibility_ = read_visibility(t["gradescope"]["visibility"], "[gradescope] visibility", "visible", fail);
+  hidden_ = read_hidden(table_, name_, fail);
 }
 
 const ExerciseConfig* LabConfig::exercise(const std::string& name) const {
