@@ -91,14 +91,11 @@ private:
   std::string current_ = "...";
 };
 
-// Steps 0 and 1 of a check: nothing that could make the compiler read another file is built (as a
-// build error), then the student's code is built into the lab's test program (a compile error is
-// the student's to fix: the compiler's own words, with file and line). The status to report when
-// either stops the check; nullopt when the program is ready to run.
-std::optional<RunStatus> build_program(const Paths& paths, const LabConfig& config, const CheckOptions& o,
-                                       const fs::path& program, const fs::path& run_dir) {
-  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty())
-    return RunStatus{RunState::NotGraded, refused};
+// Step 1 of a check, once nothing refused was found in the sources: the student's code built into
+// the lab's test program (a compile error is the student's to fix: the compiler's own words, with
+// file and line). The status to report when it stops the check; nullopt when the program is ready.
+std::optional<RunStatus> build_program(const Paths& paths, const CheckOptions& o, const fs::path& program,
+                                       const fs::path& run_dir) {
   if (o.build) {
     if (!o.json) std::cerr << "building " << o.lab << (o.reference ? " (reference solution)" : "") << " ...\n";
     if (const auto errors = build_target(paths, program.filename().string(), run_dir / "build.log"))
@@ -218,8 +215,11 @@ int run_check(const Paths& paths, const CheckOptions& o) {
   };
   const auto no_run = [&](const RunStatus& status) { return finish(build_report(config, {}, status, seed, "")); };
 
+  // 0. Nothing that could make the compiler read another file is built (exit 2, as a build error).
+  if (const std::string refused = refused_includes(paths, config, o.lab, o.reference); !refused.empty())
+    return no_run({RunState::NotGraded, refused});
   const auto build_started = std::chrono::steady_clock::now();
-  if (const auto stopped = build_program(paths, config, o, program, run_dir)) return no_run(*stopped);
+  if (const auto stopped = build_program(paths, o, program, run_dir)) return no_run(*stopped);
   const double build_s = o.build ? seconds_since(build_started) : 0.0;
   std::string why;
   if (workbook::device_count(&why) == 0) return no_run({RunState::NoGpu, "no CUDA GPU is usable here: " + why});
