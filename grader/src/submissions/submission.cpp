@@ -155,6 +155,52 @@ std::optional<std::string> entry_name(archive_entry* entry, bool zip) {
   return zip ? cp437_to_utf8(bytes) : to_valid_utf8(bytes);
 }
 
+// The current entry's data, read through: every decompressed byte counts against the archive's
+// total, so that a bomb hidden in an ignored entry is still stopped; `bytes`, when given, keeps
+// them (a wanted file, within its own limit). Why the archive is rejected, or nullopt.
+std::optional<std::string> read_entry(archive* a, const std::string& path, const CollectLimits& limits,
+                                      std::uint64_t& total, std::string* bytes) {
+  char buffer[65536];
+  for (la_ssize_t n; (n = archive_read_data(a, buffer, sizeof buffer)) > 0;) {
+    total += static_cast<std::uint64_t>(n);
+    if (total > limits.max_total_bytes)
+      return "the archive unpacks to more than " + std::to_string(limits.max_total_bytes >> 20) + " MiB";
+    if (!bytes) continue;
+    bytes->append(buffer, static_cast<std::size_t>(n));
+    if (bytes->size() > limits.max_file_bytes)
+      return path + " is larger than " + std::to_string(limits.max_file_bytes >> 10) + " KiB";
+  }
+  return std::nullopt;
+}
+
+// Why an entry's header alone rejects the archive (a path out of the submission's folder, a
+// declared size over the limit), or nullopt.
+std::optional<std::string> refused_entry(archive_entry* entry, const std::optional<std::string>& readable,
+                                         const CollectLimits& limits) {
+  const std::string path = readable.value_or("");
+  if (readable && !safe_entry_path(path))
+    return "unsafe archive: entry '" + path + "' would be written outside the submission's folder";
+  const std::int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
+  if (declared > 0 && static_cast<std::uint64_t>(declared) > limits.max_total_bytes)
+    return "entry '" + path + "' claims " + std::to_string(declared >> 20) + " MiB: over the limit";
+  return std::nullopt;
+}
+
+// The wanted files that were found, written into `dest`; the others named missing.
+void place_wanted(const std::vector<std::string>& wanted, std::map<std::string, Choice>& chosen,
+                  const std::map<std::string, std::string>& contents, const fs::path& dest, Collected& c) {
+  for (const auto& name : wanted) {
+    auto it = contents.find(name);
+    if (it == contents.end()) {
+      c.missing.push_back(name);
+      continue;
+    }
+    write_file(dest / name, it->second);
+    c.found.push_back(name);
+    if (chosen[name].path != name) c.notes.push_back("took " + chosen[name].path);
+  }
+}
+
 Collected collect_from_archive(const Submission& s, const std::vector<std::string>& wanted, const fs::path& dest,
                                const CollectLimits& limits) {
   Collected c;
@@ -185,13 +231,8 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
       return reject("more than " + std::to_string(limits.max_entries) + " entries in the archive");
     const std::optional<std::string> readable = entry_name(entry, s.type == Submission::Type::Zip);
     if (!readable) ++unreadable;
+    if (const auto why = refused_entry(entry, readable, limits)) return reject(*why);
     const std::string path = readable.value_or("");
-    if (readable && !safe_entry_path(path))
-      return reject("unsafe archive: entry '" + path + "' would be written outside the submission's folder");
-    const std::int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
-    if (declared > 0 && static_cast<std::uint64_t>(declared) > limits.max_total_bytes)
-      return reject("entry '" + path + "' claims " + std::to_string(declared >> 20) + " MiB: over the limit");
-
     const std::string name = fs::path(path).filename().string();
     const bool is_wanted = std::find(wanted.begin(), wanted.end(), name) != wanted.end();
     const auto type = archive_entry_filetype(entry);
@@ -200,43 +241,18 @@ Collected collect_from_archive(const Submission& s, const std::vector<std::strin
       archive_read_data_skip(a.get());
       continue;
     }
-    if (!readable || !is_wanted || type != AE_IFREG || ignored_entry(path) || depth(path) >= chosen[name].depth) {
-      // Unwanted data is read through anyway (not skipped), so that every decompressed byte is
-      // counted against the total: a bomb hidden in an ignored entry is still stopped.
-      char buffer[65536];
-      for (la_ssize_t n; (n = archive_read_data(a.get(), buffer, sizeof buffer)) > 0;) {
-        total += static_cast<std::uint64_t>(n);
-        if (total > limits.max_total_bytes)
-          return reject("the archive unpacks to more than " + std::to_string(limits.max_total_bytes >> 20) + " MiB");
-      }
-      continue;
-    }
+    const bool keep =
+        readable && is_wanted && type == AE_IFREG && !ignored_entry(path) && depth(path) < chosen[name].depth;
     std::string bytes;
-    char buffer[65536];
-    for (la_ssize_t n; (n = archive_read_data(a.get(), buffer, sizeof buffer)) > 0;) {
-      total += static_cast<std::uint64_t>(n);
-      if (total > limits.max_total_bytes)
-        return reject("the archive unpacks to more than " + std::to_string(limits.max_total_bytes >> 20) + " MiB");
-      bytes.append(buffer, static_cast<std::size_t>(n));
-      if (bytes.size() > limits.max_file_bytes)
-        return reject(path + " is larger than " + std::to_string(limits.max_file_bytes >> 10) + " KiB");
-    }
+    if (const auto why = read_entry(a.get(), path, limits, total, keep ? &bytes : nullptr)) return reject(*why);
+    if (!keep) continue;
     chosen[name] = {path, depth(path)};
     contents[name] = std::move(bytes);
   }
   if (unreadable)
     c.notes.push_back(std::to_string(unreadable) + (unreadable == 1 ? " entry" : " entries") +
                       " of the archive with a name that cannot be read (neither UTF-8 nor a known code page): ignored");
-  for (const auto& name : wanted) {
-    auto it = contents.find(name);
-    if (it == contents.end()) {
-      c.missing.push_back(name);
-      continue;
-    }
-    write_file(dest / name, it->second);
-    c.found.push_back(name);
-    if (chosen[name].path != name) c.notes.push_back("took " + chosen[name].path);
-  }
+  place_wanted(wanted, chosen, contents, dest, c);
   return c;
 }
 
