@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace grader {
 
@@ -70,6 +71,66 @@ bool correct(const ExerciseConfig& ex, const std::vector<CaseResult>& untimed) {
   }
   return true;
 }
+
+// A case the report adds in place of one the test program did not record.
+CaseResult not_run(const std::string& exercise, const std::string& kind, std::string name, std::string detail) {
+  CaseResult c;
+  c.exercise = exercise;
+  c.kind = kind;
+  c.name = std::move(name);
+  c.outcome = Outcome::NotRun;
+  c.detail = std::move(detail);
+  return c;
+}
+
+// One kind of check of an exercise, with the points its cases earn; nullopt when a filtered run
+// (`only_recorded`) recorded none of it.
+std::optional<KindReport> kind_report(const ExerciseConfig& ex, const std::string& kind, double points,
+                                      const std::vector<CaseResult>& results, const RunStatus& run,
+                                      const std::vector<Plan>& plans, bool only_recorded) {
+  KindReport kr;
+  kr.kind = kind;
+  kr.points_possible = points;
+  for (const auto& r : results)
+    if (r.exercise == ex.name && r.kind == kind) kr.cases.push_back(r);
+  if (kr.cases.empty() && only_recorded) return std::nullopt;
+  // A wrong kernel's time means nothing: performance counts only for a correct exercise.
+  // (When the run crashed before its timed cases, the "did not get this far" below says more.)
+  if (kind == "performance" && !correct(ex, results) && !(kr.cases.empty() && run.state != RunState::Completed))
+    kr.cases = {not_run(ex.name, kind, "timed cases",
+                        "not graded: performance counts only when every other check of the exercise passes")};
+  // The cases a test planned but never recorded (a crash half-way). A kind already said to be
+  // not graded is said so once: no "planned case 2 of 2 ... did not get this far" after it.
+  const bool said_not_graded =
+      kind == "performance" && kr.cases.size() == 1 && kr.cases[0].detail.rfind("not graded:", 0) == 0;
+  int planned = 0;
+  for (const auto& p : plans)
+    if (!said_not_graded && p.exercise == ex.name && p.kind == kind) planned += p.cases;
+  const std::string why_missing = "the test program did not get this far (" + to_string(run.state) + ")";
+  for (int i = static_cast<int>(kr.cases.size()); i < planned; ++i)
+    kr.cases.push_back(not_run(
+        ex.name, kind, "planned case " + std::to_string(i + 1) + " of " + std::to_string(planned), why_missing));
+  if (kr.cases.empty())
+    kr.cases.push_back(
+        not_run(ex.name, kind, kind,
+                run.state == RunState::Completed ? "the test program recorded no case for it" : why_missing));
+  kr.passed =
+      static_cast<int>(std::count_if(kr.cases.begin(), kr.cases.end(), [](const CaseResult& c) { return c.passed(); }));
+  kr.points_earned = points * kr.passed / static_cast<double>(kr.cases.size());
+  return kr;
+}
+
+// Kinds in a fixed, natural order whatever order the TOML table gave them.
+void sort_kinds(std::vector<KindReport>& kinds) {
+  const auto rank = [](const std::string& k) {
+    if (k == "correctness") return 0;
+    if (k == "static") return 1;
+    if (k == "performance") return 2;
+    return 3;
+  };
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [&](const KindReport& a, const KindReport& b) { return rank(a.kind) < rank(b.kind); });
+}
 }  // namespace
 
 LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& results, const RunStatus& run,
@@ -86,65 +147,13 @@ LabReport build_report(const LabConfig& config, const std::vector<CaseResult>& r
     er.name = ex.name;
     er.title = ex.title;
     for (const auto& [kind, points] : ex.points) {
-      KindReport kr;
-      kr.kind = kind;
-      kr.points_possible = points;
-      for (const auto& r : results)
-        if (r.exercise == ex.name && r.kind == kind) kr.cases.push_back(r);
-      if (kr.cases.empty() && only_recorded) continue;
-      // A wrong kernel's time means nothing: performance counts only for a correct exercise.
-      // (When the run crashed before its timed cases, the "did not get this far" below says more.)
-      if (kind == "performance" && !correct(ex, results) && !(kr.cases.empty() && run.state != RunState::Completed)) {
-        CaseResult not_graded;
-        not_graded.exercise = ex.name;
-        not_graded.kind = kind;
-        not_graded.name = "timed cases";
-        not_graded.outcome = Outcome::NotRun;
-        not_graded.detail = "not graded: performance counts only when every other check of the exercise passes";
-        kr.cases = {not_graded};
-      }
-      // The cases a test planned but never recorded (a crash half-way). A kind already said to be
-      // not graded is said so once: no "planned case 2 of 2 ... did not get this far" after it.
-      const bool said_not_graded =
-          kind == "performance" && kr.cases.size() == 1 && kr.cases[0].detail.rfind("not graded:", 0) == 0;
-      int planned = 0;
-      for (const auto& p : plans)
-        if (!said_not_graded && p.exercise == ex.name && p.kind == kind) planned += p.cases;
-      const std::string why_missing = "the test program did not get this far (" + to_string(run.state) + ")";
-      for (int i = static_cast<int>(kr.cases.size()); i < planned; ++i) {
-        CaseResult missing;
-        missing.exercise = ex.name;
-        missing.kind = kind;
-        missing.name = "planned case " + std::to_string(i + 1) + " of " + std::to_string(planned);
-        missing.outcome = Outcome::NotRun;
-        missing.detail = why_missing;
-        kr.cases.push_back(missing);
-      }
-      if (kr.cases.empty()) {
-        CaseResult missing;
-        missing.exercise = ex.name;
-        missing.kind = kind;
-        missing.name = kind;
-        missing.outcome = Outcome::NotRun;
-        missing.detail = run.state == RunState::Completed ? "the test program recorded no case for it" : why_missing;
-        kr.cases.push_back(missing);
-      }
-      kr.passed = static_cast<int>(
-          std::count_if(kr.cases.begin(), kr.cases.end(), [](const CaseResult& c) { return c.passed(); }));
-      kr.points_earned = points * kr.passed / static_cast<double>(kr.cases.size());
-      er.points_possible += kr.points_possible;
-      er.points_earned += kr.points_earned;
-      er.kinds.push_back(std::move(kr));
+      auto kr = kind_report(ex, kind, points, results, run, plans, only_recorded);
+      if (!kr) continue;
+      er.points_possible += kr->points_possible;
+      er.points_earned += kr->points_earned;
+      er.kinds.push_back(std::move(*kr));
     }
-    // Show kinds in a fixed, natural order whatever order the TOML table gave them.
-    const auto rank = [](const std::string& k) {
-      if (k == "correctness") return 0;
-      if (k == "static") return 1;
-      if (k == "performance") return 2;
-      return 3;
-    };
-    std::stable_sort(er.kinds.begin(), er.kinds.end(),
-                     [&](const KindReport& a, const KindReport& b) { return rank(a.kind) < rank(b.kind); });
+    sort_kinds(er.kinds);
     if (er.kinds.empty()) continue;  // filtered out entirely
     report.points_possible += er.points_possible;
     report.points_earned += er.points_earned;
