@@ -64,6 +64,53 @@ course::EntryTime entry_time(const std::map<std::string, std::int64_t>& times) {
   };
 }
 
+// One submission's student id: the roster's, when the roster knows the folder's id or name (what
+// was matched said when `say`); a folder the roster does not know goes into `strangers`.
+void match_roster(Submission& s, const Roster* roster, bool say, std::vector<std::string>& strangers) {
+  s.lms_id = s.derived_id ? "" : s.student;  // an id made from a name is no LMS's id
+  if (s.entry.empty()) s.entry = s.path.filename().string();
+  const auto id = roster ? roster_id(*roster, s) : std::nullopt;
+  if (roster && !id) strangers.push_back(s.student);
+  if (roster && !id && !s.name.empty())
+    if (const auto same = roster->ids_by_name(s.name); same.size() > 1 && say) {
+      std::string list;
+      for (const auto& other : same) list += (list.empty() ? "" : ", ") + other;
+      std::cerr << "roster: " << s.entry << " is the name of " << same.size() << " students (" << list
+                << "): graded as " << s.student << "; rename it to the right one's id\n";
+      s.notes.push_back("'" + s.name + "' is the roster's name of " + list +
+                        ": graded under an id made from it until its folder is renamed to the right one's id");
+    }
+  if (id && *id != s.student) {
+    if (say)
+      std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is " << roster->word_for(s.student) << " of "
+                << *id << ": graded as " << *id << '\n';
+    if (s.derived_id)  // the note said the id made from the name; the roster's is the one graded
+      for (auto& note : s.notes)
+        if (note.rfind("'" + s.name + "' is not a usable id", 0) == 0)
+          note = "'" + s.name + "' is the roster's name of " + *id + ": graded as " + *id;
+    s.student = *id;
+  } else if (s.derived_id && say) {
+    std::cerr << "named: " << (s.name.empty() ? s.entry : s.name)
+              << " is no usable id (letters, digits, . _ - @): graded as " << s.student
+              << (s.name.empty() || s.name == s.entry ? "" : " (" + s.entry + ")") << '\n';
+  }
+}
+
+// The kept entry of a student: its time from --times, its LMS names, its student's name.
+void keep(Submission&& s, const std::map<std::string, std::int64_t>& times, bool say, ClassSubmissions& out) {
+  for (const auto& key : {s.lms_id, s.entry})
+    if (const auto t = times.find(course::times_key(key));
+        !key.empty() && t != times.end() && !out.kept_times.count(s.student))
+      out.kept_times[s.student] = t->second;
+  if (say)
+    for (const auto& note : s.notes)
+      if (note.rfind("took ", 0) == 0) std::cerr << "two entries for " << s.student << ": " << note << '\n';
+  out.entry_names[s.student] = s.lms_id;
+  out.entries[s.student] = s.entry;
+  if (!s.name.empty()) out.names[s.student] = s.name;
+  out.submissions.push_back(std::move(s));
+}
+
 }  // namespace
 
 ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& config, const Roster* roster, bool say) {
@@ -73,35 +120,7 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
   if (say)
     for (const auto& why : out.skipped) std::cerr << "skipped " << why << '\n';
   std::vector<std::string> strangers;
-  for (Submission& s : submissions) {
-    s.lms_id = s.derived_id ? "" : s.student;  // an id made from a name is no LMS's id
-    if (s.entry.empty()) s.entry = s.path.filename().string();
-    const auto id = roster ? roster_id(*roster, s) : std::nullopt;
-    if (roster && !id) strangers.push_back(s.student);
-    if (roster && !id && !s.name.empty())
-      if (const auto same = roster->ids_by_name(s.name); same.size() > 1 && say) {
-        std::string list;
-        for (const auto& other : same) list += (list.empty() ? "" : ", ") + other;
-        std::cerr << "roster: " << s.entry << " is the name of " << same.size() << " students (" << list
-                  << "): graded as " << s.student << "; rename it to the right one's id\n";
-        s.notes.push_back("'" + s.name + "' is the roster's name of " + list +
-                          ": graded under an id made from it until its folder is renamed to the right one's id");
-      }
-    if (id && *id != s.student) {
-      if (say)
-        std::cerr << "roster: " << (s.derived_id ? s.entry : s.student) << " is " << roster->word_for(s.student)
-                  << " of " << *id << ": graded as " << *id << '\n';
-      if (s.derived_id)  // the note said the id made from the name; the roster's is the one graded
-        for (auto& note : s.notes)
-          if (note.rfind("'" + s.name + "' is not a usable id", 0) == 0)
-            note = "'" + s.name + "' is the roster's name of " + *id + ": graded as " + *id;
-      s.student = *id;
-    } else if (s.derived_id && say) {
-      std::cerr << "named: " << (s.name.empty() ? s.entry : s.name)
-                << " is no usable id (letters, digits, . _ - @): graded as " << s.student
-                << (s.name.empty() || s.name == s.entry ? "" : " (" + s.entry + ")") << '\n';
-    }
-  }
+  for (Submission& s : submissions) match_roster(s, roster, say, strangers);
   std::map<std::string, std::int64_t> times;
   if (o.times) try {
       times = course::read_times(*o.times);
@@ -112,19 +131,8 @@ ClassSubmissions class_submissions(const BatchOptions& o, const LabConfig& confi
     for (const auto& key : {s.lms_id, s.entry})
       if (!key.empty()) out.entry_keys.insert(course::times_key(key));
   refuse_two_times(submissions, roster, times);
-  for (Submission& s : course::one_entry_per_student(std::move(submissions), entry_time(times))) {
-    for (const auto& key : {s.lms_id, s.entry})
-      if (const auto t = times.find(course::times_key(key));
-          !key.empty() && t != times.end() && !out.kept_times.count(s.student))
-        out.kept_times[s.student] = t->second;
-    if (say)
-      for (const auto& note : s.notes)
-        if (note.rfind("took ", 0) == 0) std::cerr << "two entries for " << s.student << ": " << note << '\n';
-    out.entry_names[s.student] = s.lms_id;
-    out.entries[s.student] = s.entry;
-    if (!s.name.empty()) out.names[s.student] = s.name;
-    out.submissions.push_back(std::move(s));
-  }
+  for (Submission& s : course::one_entry_per_student(std::move(submissions), entry_time(times)))
+    keep(std::move(s), times, say, out);
   if (say && !strangers.empty()) {
     std::string list;
     for (const auto& id : strangers) list += (list.empty() ? "" : ", ") + id;
