@@ -3,6 +3,7 @@
 #include "grader/catch.hpp"
 #include "grader/test_program_env.hpp"
 
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -28,4 +29,11 @@ TEST_CASE("test_program_env writes the fields that are set, and only those", "[t
                                                    {"WORKBOOK_FEWER_CASES", "1"},
                                                    {"WORKBOOK_UNTIMED", "1"}};
   CHECK(grader::test_program_env(env) == want);
+}
+
+TEST_CASE("override_list joins override files as absolute paths, in order", "[test_program_env]") {
+  CHECK(grader::override_list({}).empty());
+  CHECK(grader::override_list({"/c/course.toml"}) == "/c/course.toml");
+  const std::string relative = grader::override_list({"h100.toml", "/c/course.toml"});
+  CHECK(relative == (std::filesystem::current_path() / "h100.toml").string() + ":/c/course.toml");
 }

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace grader {
 
@@ -35,5 +36,8 @@ struct TestProgramEnv {
 
 // The variables of the fields that are set.
 std::map<std::string, std::string> test_program_env(const TestProgramEnv& env);
+
+// WORKBOOK_OVERRIDES' value for these override files: their absolute paths, ':'-separated, in order.
+std::string override_list(const std::vector<std::filesystem::path>& files);
 
 }  // namespace grader

@@ -2,6 +2,7 @@
 // submissions found, the seed, the baselines, the workers, the summary), and batch.hpp's functions
 // but class_submissions (class_submissions.cpp). The class itself: batch_class.hpp.
 #include "batch/batch_class.hpp"
+#include "grader/test_program_env.hpp"
 
 namespace grader {
 namespace batch_detail {
@@ -31,11 +32,8 @@ nlohmann::json Batch::gpus_json() const {
 }
 
 std::string Batch::overrides_env(const std::string& model) const {
-  std::string list;
   const auto of_model = gpu_setup_.overrides.find(model);
-  for (const auto& path : of_model != gpu_setup_.overrides.end() ? of_model->second : o_.overrides)
-    list += (list.empty() ? "" : ":") + fs::absolute(path).string();
-  return list;
+  return override_list(of_model != gpu_setup_.overrides.end() ? of_model->second : o_.overrides);
 }
 
 void Batch::prepare_gpus() {

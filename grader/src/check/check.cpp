@@ -139,9 +139,7 @@ public:
     env_.results = std::move(results);
     env_.config = paths.lab_dir(o.lab) / "lab.toml";
     env_.source_dir = o.reference ? paths.solution_dir(o.lab) : paths.lab_dir(o.lab);
-    std::string overrides;
-    for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
-    env_.overrides = overrides;
+    env_.overrides = override_list(o.overrides);
     env_.phase_timeout_s = timeout_s_;
   }
 

@@ -25,4 +25,10 @@ std::map<std::string, std::string> test_program_env(const TestProgramEnv& e) {
   return v;
 }
 
+std::string override_list(const std::vector<std::filesystem::path>& files) {
+  std::string list;
+  for (const auto& f : files) list += (list.empty() ? "" : ":") + std::filesystem::absolute(f).string();
+  return list;
+}
+
 }  // namespace grader

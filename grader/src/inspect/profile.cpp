@@ -148,9 +148,8 @@ TestProgramEnv profile_env(const Paths& paths, const InspectOptions& o, std::uin
                            double timeout) {
   const fs::path once = run_dir / "profile-timing.toml";
   std::ofstream(once) << kOneCallPerCase;
-  std::string overrides;
-  for (const auto& p : o.overrides) overrides += fs::absolute(p).string() + ":";
-  overrides += once.string();
+  std::string overrides = override_list(o.overrides);
+  overrides += (overrides.empty() ? "" : ":") + once.string();
   TestProgramEnv env;
   env.seed = seed;
   env.results = run_dir / "profile-results.jsonl";

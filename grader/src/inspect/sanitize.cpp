@@ -221,14 +221,12 @@ std::optional<int> refused(const Paths& paths, const LabConfig& config, const In
 // The test program's environment under the tools: its sources, the run's override files.
 TestProgramEnv sanitize_env(const Paths& paths, const InspectOptions& o, std::uint64_t seed, const fs::path& run_dir,
                             const fs::path& code_dir, double timeout) {
-  std::string overrides;
-  for (const auto& p : o.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(p).string();
   TestProgramEnv env;
   env.seed = seed;
   env.results = run_dir / "sanitize-results.jsonl";
   env.config = paths.lab_dir(o.lab) / "lab.toml";
   env.source_dir = code_dir;
-  env.overrides = overrides;
+  env.overrides = override_list(o.overrides);
   env.phase_timeout_s = timeout;
   return env;
 }

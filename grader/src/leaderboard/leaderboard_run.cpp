@@ -180,8 +180,7 @@ void Leaderboard::time_once(Entry& e, int round) {
   // as a descriptor: the submission's code cannot find it (results.hpp).
   const fs::path out = runs_dir_ / fmt::format("{}-round-{}.jsonl", e.name, round);
   fs::remove(out);
-  std::string overrides;
-  for (const auto& path : o_.batch.overrides) overrides += (overrides.empty() ? "" : ":") + fs::absolute(path).string();
+  const std::string overrides = override_list(o_.batch.overrides);
   SandboxedRun run;
   run.argv = {e.program.string(), "[leaderboard][" + exercise_ + "]"};
   run.run_dir = dir;
@@ -428,8 +427,7 @@ int check_leaderboard(const Paths& paths, const std::string& lab, const std::str
   if (!with_reference)
     std::cerr << "no reference solution in this workbook (solutions/" << lab
               << "/ is not here): your code is timed without the reference's row\n";
-  std::string overrides_env;
-  for (const auto& p : overrides) overrides_env += (overrides_env.empty() ? "" : ":") + fs::absolute(p).string();
+  const std::string overrides_env = override_list(overrides);
   const std::uint64_t seed = workbook::fresh_seed();
   std::vector<lb::EntryTiming> rows;
   // Yours, then the reference's; checking the reference itself, once. Without a reference, your
